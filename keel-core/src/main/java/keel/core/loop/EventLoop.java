@@ -1,0 +1,242 @@
+package keel.core.loop;
+
+import keel.core.log.Log;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
+
+/**
+ * One platform thread, one {@link Selector}, one bounded task queue and one set of timers.
+ *
+ * <p>The loop, once per turn: {@code selectNow()} when tasks are pending, otherwise {@code select}
+ * until the next timer is due; handle the ready keys; fire expired timers; run queued tasks within a
+ * time budget. Channels registered here are confined to the loop thread: other threads reach them
+ * only through {@link #execute(Runnable)}.
+ *
+ * <p>Thread contract: {@link #execute}, {@link #inEventLoop}, {@link #shutdown} and the gauges may be
+ * called from any thread; {@link #register} and {@link #schedule} only from the loop thread.
+ */
+public final class EventLoop implements Executor {
+    private static final Log LOG = Log.of(EventLoop.class);
+    private static final int TASKS_BETWEEN_CLOCK_READS = 64;
+
+    private final Options options;
+    private final Selector selector;
+    private final TaskQueue tasks;
+    private final Timers timers;
+    private final LongSupplier clock;
+    private final Thread thread;
+    private final CountDownLatch terminated = new CountDownLatch(1);
+    /**
+     * True while the loop is about to block (or blocks) in {@code select}. A producer that queues a
+     * task flips it back to false and wakes the selector; whoever flips it wakes, so a busy loop is
+     * never woken (a wakeup costs a system call) and a sleeping one is never missed: the loop sets
+     * the flag before it checks the queue a last time.
+     */
+    private final AtomicBoolean wakeupNeeded = new AtomicBoolean();
+    private volatile boolean running = true;
+
+    /**
+     * Options of one loop.
+     *
+     * @param name             thread name
+     * @param taskQueueSize    bound of the task queue; {@link #execute} past it throws
+     * @param taskBudgetNanos  how long one turn may run queued tasks before it polls I/O again
+     * @param maxTimers        bound of live timers
+     */
+    public record Options(String name, int taskQueueSize, long taskBudgetNanos, int maxTimers) {
+        public Options {
+            if (taskQueueSize < 1) throw new IllegalArgumentException("taskQueueSize must be >= 1");
+            if (taskBudgetNanos < 1) throw new IllegalArgumentException("taskBudgetNanos must be >= 1");
+            if (maxTimers < 1) throw new IllegalArgumentException("maxTimers must be >= 1");
+        }
+
+        public static Options named(String name) {
+            return new Options(name, 65_536, TimeUnit.MILLISECONDS.toNanos(10), 65_536);
+        }
+    }
+
+    public EventLoop(Options options) {
+        this(options, System::nanoTime);
+    }
+
+    EventLoop(Options options, LongSupplier clock) {
+        this.options = options;
+        this.clock = clock;
+        this.tasks = new TaskQueue(options.taskQueueSize());
+        this.timers = new Timers(options.maxTimers());
+        try {
+            this.selector = Selector.open();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open a selector", e);
+        }
+        this.thread = Thread.ofPlatform().name(options.name()).unstarted(this::run);
+    }
+
+    public void start() {
+        thread.start();
+    }
+
+    public String name() {
+        return options.name();
+    }
+
+    public boolean inEventLoop() {
+        return Thread.currentThread() == thread;
+    }
+
+    public Thread thread() {
+        return thread;
+    }
+
+    /** Current time of the loop's clock, in nanoseconds. */
+    public long nanoTime() {
+        return clock.getAsLong();
+    }
+
+    /**
+     * Queues a task for the loop thread. Throws {@link java.util.concurrent.RejectedExecutionException}
+     * when the queue is full or the loop has stopped.
+     */
+    @Override
+    public void execute(Runnable task) {
+        if (!running) throw new java.util.concurrent.RejectedExecutionException("event loop " + name() + " is stopped");
+        tasks.offer(task);
+        if (!inEventLoop() && wakeupNeeded.get() && wakeupNeeded.compareAndSet(true, false)) {
+            selector.wakeup();
+        }
+    }
+
+    /** Registers a channel for {@code ops}; loop thread only. The handler becomes the key's attachment. */
+    public SelectionKey register(SelectableChannel channel, int ops, IoHandler handler) throws ClosedChannelException {
+        assert inEventLoop() : "register outside the event loop";
+        return channel.register(selector, ops, handler);
+    }
+
+    /** Runs {@code task} on this loop after {@code delay}; loop thread only. */
+    public Timer schedule(long delay, TimeUnit unit, Runnable task) {
+        assert inEventLoop() : "schedule outside the event loop";
+        return timers.schedule(clock.getAsLong() + unit.toNanos(delay), task);
+    }
+
+    /** Tasks waiting in the queue (a gauge; any thread). */
+    public int pendingTasks() {
+        return tasks.size();
+    }
+
+    /** Channels registered on this loop (a gauge; any thread, approximate). */
+    public int registeredChannels() {
+        return selector.isOpen() ? selector.keys().size() : 0;
+    }
+
+    /** Asks the loop to stop after its current turn; registered handlers get {@link IoHandler#onLoopClosed}. */
+    public void shutdown() {
+        running = false;
+        selector.wakeup();
+    }
+
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        return terminated.await(timeout, unit);
+    }
+
+    private void run() {
+        try {
+            while (running) {
+                poll();
+                timers.runExpired(clock.getAsLong());
+                runTasks();
+            }
+        } catch (Throwable fatal) {
+            LOG.error("event_loop_failed", fatal, "loop", name());
+        } finally {
+            closeAll();
+            terminated.countDown();
+        }
+    }
+
+    private void poll() throws IOException {
+        if (!tasks.isEmpty()) {
+            selector.selectNow(this::onReady);
+            return;
+        }
+        wakeupNeeded.set(true);
+        if (!tasks.isEmpty() || !running) {
+            wakeupNeeded.set(false);
+            selector.selectNow(this::onReady);
+            return;
+        }
+        long nanos = timers.nanosToNext(clock.getAsLong());
+        if (nanos == 0) selector.selectNow(this::onReady);
+        else selector.select(this::onReady, nanos < 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999)));
+        wakeupNeeded.set(false);
+    }
+
+    private void onReady(SelectionKey key) {
+        IoHandler handler = (IoHandler) key.attachment();
+        try {
+            handler.onReady(key);
+        } catch (RuntimeException e) {
+            LOG.error("io_handler_failed", e, "loop", name());
+            key.cancel();
+            closeQuietly(key);
+        }
+    }
+
+    private void runTasks() {
+        long deadline = clock.getAsLong() + options.taskBudgetNanos();
+        int ran = 0;
+        Runnable task;
+        while ((task = tasks.poll()) != null) {
+            try {
+                task.run();
+            } catch (Throwable e) {
+                LOG.error("task_failed", e, "loop", name());
+            }
+            if (++ran % TASKS_BETWEEN_CLOCK_READS == 0 && clock.getAsLong() - deadline > 0) return;
+        }
+    }
+
+    private void closeAll() {
+        for (SelectionKey key : List.copyOf(selector.keys())) {
+            if (key.attachment() instanceof IoHandler handler) {
+                try {
+                    handler.onLoopClosed();
+                } catch (RuntimeException e) {
+                    LOG.warn("close_on_shutdown_failed", e, "loop", name());
+                }
+            }
+            closeQuietly(key);
+        }
+        Runnable task;
+        while ((task = tasks.poll()) != null) {
+            try {
+                task.run();
+            } catch (Throwable e) {
+                LOG.warn("task_after_shutdown_failed", e, "loop", name());
+            }
+        }
+        try {
+            selector.close();
+        } catch (IOException e) {
+            LOG.warn("selector_close_failed", e, "loop", name());
+        }
+    }
+
+    private static void closeQuietly(SelectionKey key) {
+        try {
+            key.channel().close();
+        } catch (IOException e) {
+            LOG.debug("channel_close_failed", "cause", e);
+        }
+    }
+}

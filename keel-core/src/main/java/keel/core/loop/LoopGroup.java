@@ -1,0 +1,59 @@
+package keel.core.loop;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A fixed set of {@link EventLoop}s. {@link #next()} hands out loops in turn; a connection given a
+ * loop keeps it for life, so its state needs no locks.
+ */
+public final class LoopGroup implements AutoCloseable {
+    private final List<EventLoop> loops;
+    private final AtomicInteger turn = new AtomicInteger();
+
+    /** Starts {@code count} loops named {@code prefix-0 … prefix-(count-1)}. */
+    public LoopGroup(int count, String prefix) {
+        if (count < 1) throw new IllegalArgumentException("a loop group needs at least one loop: " + count);
+        List<EventLoop> created = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            EventLoop loop = new EventLoop(EventLoop.Options.named(prefix + "-" + i));
+            loop.start();
+            created.add(loop);
+        }
+        this.loops = List.copyOf(created);
+    }
+
+    public static int defaultSize() {
+        return Runtime.getRuntime().availableProcessors();
+    }
+
+    public EventLoop next() {
+        return loops.get(Math.floorMod(turn.getAndIncrement(), loops.size()));
+    }
+
+    public List<EventLoop> loops() {
+        return loops;
+    }
+
+    public int size() {
+        return loops.size();
+    }
+
+    /** Stops every loop and waits for them to end, at most {@code timeout}. */
+    public boolean shutdown(long timeout, TimeUnit unit) throws InterruptedException {
+        loops.forEach(EventLoop::shutdown);
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        boolean all = true;
+        for (EventLoop loop : loops) {
+            all &= loop.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        }
+        return all;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        shutdown(10, TimeUnit.SECONDS);
+    }
+}

@@ -1,0 +1,107 @@
+package keel.http;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * An immutable, ordered list of header fields. Names keep the case they were given in; lookups
+ * ignore case (RFC 9110 §5.1). Small by design: a request carries a handful of fields, so a linear
+ * scan beats hashing.
+ */
+public final class Headers {
+    private static final Headers EMPTY = new Headers(new String[0], 0);
+
+    /** Names at even indexes, values at odd ones. */
+    private final String[] fields;
+    private final int size;
+
+    private Headers(String[] fields, int size) {
+        this.fields = fields;
+        this.size = size;
+    }
+
+    public static Headers empty() {
+        return EMPTY;
+    }
+
+    /** Alternating names and values: {@code Headers.of("Content-Type", "text/plain", "X-A", "1")}. */
+    public static Headers of(String... namesAndValues) {
+        if (namesAndValues.length % 2 != 0) throw new IllegalArgumentException("names and values must pair up");
+        return new Headers(namesAndValues.clone(), namesAndValues.length / 2);
+    }
+
+    /** Takes ownership of {@code fields} (names at even indexes, values at odd ones). */
+    static Headers wrap(String[] fields, int size) {
+        return size == 0 ? EMPTY : new Headers(fields, size);
+    }
+
+    public int size() {
+        return size;
+    }
+
+    public String name(int index) {
+        return fields[index * 2];
+    }
+
+    public String value(int index) {
+        return fields[index * 2 + 1];
+    }
+
+    /** The first value of {@code name}, or null. */
+    public String get(String name) {
+        for (int i = 0; i < size * 2; i += 2) {
+            if (fields[i].equalsIgnoreCase(name)) return fields[i + 1];
+        }
+        return null;
+    }
+
+    public List<String> all(String name) {
+        List<String> values = new ArrayList<>(2);
+        for (int i = 0; i < size * 2; i += 2) {
+            if (fields[i].equalsIgnoreCase(name)) values.add(fields[i + 1]);
+        }
+        return values;
+    }
+
+    public boolean contains(String name) {
+        return get(name) != null;
+    }
+
+    /** A copy with one more field at the end. */
+    public Headers plus(String name, String value) {
+        String[] copy = Arrays.copyOf(fields, size * 2 + 2);
+        copy[size * 2] = name;
+        copy[size * 2 + 1] = value;
+        return new Headers(copy, size + 1);
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder text = new StringBuilder("[");
+        for (int i = 0; i < size; i++) text.append(i == 0 ? "" : ", ").append(name(i)).append(": ").append(value(i));
+        return text.append(']').toString();
+    }
+
+    /** Builds a header list without copying; used by the parser. */
+    public static final class Builder {
+        private String[] fields = new String[16];
+        private int size;
+
+        public Builder add(String name, String value) {
+            if (size * 2 == fields.length) fields = Arrays.copyOf(fields, fields.length * 2);
+            fields[size * 2] = name;
+            fields[size * 2 + 1] = value;
+            size++;
+            return this;
+        }
+
+        public int size() {
+            return size;
+        }
+
+        public Headers build() {
+            return wrap(fields, size);
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package keel.http;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * An HTTP request as a plain value: no reference to the connection it came from. The body is read
+ * completely (up to the configured limit) before a handler sees the request.
+ */
+public final class Request {
+    private final String method;
+    private final String target;
+    private final String path;
+    private final String rawQuery;
+    private final boolean http11;
+    private final boolean keepAlive;
+    private final Headers headers;
+    private final byte[] body;
+    private final Map<String, String> pathParams;
+    private Map<String, List<String>> queryParams;
+
+    public Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body) {
+        this(method, target, http11, keepAlive, headers, body, Map.of());
+    }
+
+    private Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body,
+                    Map<String, String> pathParams) {
+        this.method = method;
+        this.target = target;
+        int question = target.indexOf('?');
+        this.path = question < 0 ? target : target.substring(0, question);
+        this.rawQuery = question < 0 ? null : target.substring(question + 1);
+        this.http11 = http11;
+        this.keepAlive = keepAlive;
+        this.headers = headers;
+        this.body = body;
+        this.pathParams = pathParams;
+    }
+
+    /** A copy carrying the path parameters the router extracted. */
+    public Request withPathParams(Map<String, String> params) {
+        return params.isEmpty() ? this : new Request(method, target, http11, keepAlive, headers, body, Map.copyOf(params));
+    }
+
+    public String method() {
+        return method;
+    }
+
+    /** The request target as sent: path and query. */
+    public String target() {
+        return target;
+    }
+
+    /** The path, still percent-encoded. */
+    public String path() {
+        return path;
+    }
+
+    /** The query string without '?', or null. */
+    public String rawQuery() {
+        return rawQuery;
+    }
+
+    public boolean isHttp11() {
+        return http11;
+    }
+
+    /** Whether the client asked to keep the connection open after this exchange. */
+    public boolean keepAlive() {
+        return keepAlive;
+    }
+
+    public Headers headers() {
+        return headers;
+    }
+
+    public String header(String name) {
+        return headers.get(name);
+    }
+
+    public byte[] body() {
+        return body;
+    }
+
+    public String bodyText() {
+        return new String(body, StandardCharsets.UTF_8);
+    }
+
+    /** A path parameter of the matched route ({@code /users/{id}}), percent-decoded. */
+    public String pathParam(String name) {
+        String value = pathParams.get(name);
+        if (value == null) throw new IllegalArgumentException("the route has no path parameter '" + name + "'");
+        return value;
+    }
+
+    public Map<String, String> pathParams() {
+        return pathParams;
+    }
+
+    /** The first value of a query parameter, decoded. A malformed query answers 400. */
+    public Optional<String> queryParam(String name) {
+        List<String> values = queryParams().get(name);
+        return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.getFirst());
+    }
+
+    public Map<String, List<String>> queryParams() {
+        if (queryParams == null) queryParams = parseQuery(rawQuery);
+        return queryParams;
+    }
+
+    private static Map<String, List<String>> parseQuery(String query) {
+        if (query == null || query.isEmpty()) return Map.of();
+        Map<String, List<String>> params = new LinkedHashMap<>();
+        for (String pair : query.split("&")) {
+            if (pair.isEmpty()) continue;
+            int equals = pair.indexOf('=');
+            String name = decode(equals < 0 ? pair : pair.substring(0, equals));
+            String value = equals < 0 ? "" : decode(pair.substring(equals + 1));
+            params.computeIfAbsent(name, k -> new ArrayList<>(1)).add(value);
+        }
+        return params;
+    }
+
+    private static String decode(String text) {
+        try {
+            return URLDecoder.decode(text, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw new HttpStatusException(400, "malformed query string: " + e.getMessage());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return method + " " + target;
+    }
+}

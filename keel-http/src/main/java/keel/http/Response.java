@@ -1,0 +1,107 @@
+package keel.http;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Flow;
+
+/**
+ * An HTTP response as a plain value. A fixed body is sent with {@code Content-Length}; a streamed
+ * body ({@link #stream}) is sent chunked, one chunk per published item, pulled only while the
+ * connection is writable. {@code Content-Length}, {@code Date}, {@code Transfer-Encoding} and
+ * {@code Connection} are written by Keel, never taken from {@link #headers()}.
+ */
+public final class Response {
+    private static final byte[] NO_BYTES = new byte[0];
+    private static final String TEXT = "text/plain; charset=utf-8";
+    private static final String JSON = "application/json";
+
+    private final int status;
+    private final Headers headers;
+    private final byte[] body;
+    private final Flow.Publisher<byte[]> stream;
+    private final boolean close;
+
+    private Response(int status, Headers headers, byte[] body, Flow.Publisher<byte[]> stream, boolean close) {
+        if (status < 100 || status > 999) throw new IllegalArgumentException("invalid status code: " + status);
+        this.status = status;
+        this.headers = headers;
+        this.body = body;
+        this.stream = stream;
+        this.close = close;
+    }
+
+    /** 200 with a UTF-8 text body. */
+    public static Response ok(String text) {
+        return text(200, text);
+    }
+
+    public static Response text(int status, String text) {
+        return bytes(status, TEXT, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** 200 with a JSON body already serialised. */
+    public static Response json(String json) {
+        return bytes(200, JSON, json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public static Response json(byte[] json) {
+        return bytes(200, JSON, json);
+    }
+
+    public static Response bytes(int status, String contentType, byte[] body) {
+        return new Response(status, Headers.of("Content-Type", contentType), body, null, false);
+    }
+
+    /** A status with no body. */
+    public static Response status(int status) {
+        return new Response(status, Headers.empty(), NO_BYTES, null, false);
+    }
+
+    /**
+     * A chunked body: Keel subscribes on the connection's loop, requests one item at a time while the
+     * connection is writable, and ends the body when the publisher completes. An error after the head
+     * was sent aborts the connection (the client sees a truncated body, never a false end).
+     */
+    public static Response stream(int status, String contentType, Flow.Publisher<byte[]> chunks) {
+        return new Response(status, Headers.of("Content-Type", contentType), NO_BYTES, chunks, false);
+    }
+
+    /** A copy with one more header. */
+    public Response header(String name, String value) {
+        return new Response(status, headers.plus(name, value), body, stream, close);
+    }
+
+    /** A copy that closes the connection once written. */
+    public Response closeConnection() {
+        return new Response(status, headers, body, stream, true);
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public Headers headers() {
+        return headers;
+    }
+
+    /** The fixed body (empty for a streamed response). */
+    public byte[] body() {
+        return body;
+    }
+
+    public Flow.Publisher<byte[]> stream() {
+        return stream;
+    }
+
+    public boolean isStreamed() {
+        return stream != null;
+    }
+
+    public boolean closesConnection() {
+        return close;
+    }
+
+    @Override
+    public String toString() {
+        return "Response[" + status + ", " + (stream != null ? "streamed" : body.length + " bytes") + "]";
+    }
+}

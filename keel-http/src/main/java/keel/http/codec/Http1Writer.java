@@ -1,0 +1,105 @@
+package keel.http.codec;
+
+import keel.core.buffer.WriteQueue;
+import keel.http.Headers;
+import keel.http.Response;
+
+import static java.nio.charset.StandardCharsets.ISO_8859_1;
+
+/**
+ * Encodes responses into a {@link WriteQueue}. Keel owns the framing fields: {@code Content-Length}
+ * or {@code Transfer-Encoding}, {@code Date} and {@code Connection} come from here, never from the
+ * response's own headers.
+ */
+public final class Http1Writer {
+    private static final byte[] CRLF = {'\r', '\n'};
+    private static final byte[] CONTENT_LENGTH = "Content-Length: ".getBytes(ISO_8859_1);
+    private static final byte[] CHUNKED = "Transfer-Encoding: chunked\r\n".getBytes(ISO_8859_1);
+    private static final byte[] CLOSE = "Connection: close\r\n".getBytes(ISO_8859_1);
+    private static final byte[] KEEP_ALIVE = "Connection: keep-alive\r\n".getBytes(ISO_8859_1);
+    private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(ISO_8859_1);
+    private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(ISO_8859_1);
+    private static final byte[][] STATUS_LINES = new byte[1000][];
+
+    /** How the body after the head is delimited. */
+    public enum BodyFraming { FIXED, CHUNKED, UNTIL_CLOSE }
+
+    private Http1Writer() {
+    }
+
+    /**
+     * Writes a whole response with a fixed body.
+     *
+     * @param omitBody     true for a HEAD request: the head announces the length, no body follows
+     * @param close        true to announce {@code Connection: close}
+     * @param http10Client true when the request was HTTP/1.0 (keep-alive must then be announced)
+     */
+    public static void writeFixed(WriteQueue out, Response response, boolean omitBody, boolean close, boolean http10Client) {
+        byte[] body = response.body();
+        writeHead(out, response, BodyFraming.FIXED, body.length, close, http10Client);
+        if (!omitBody && body.length > 0) out.put(body);
+    }
+
+    public static void writeHead(WriteQueue out, Response response, BodyFraming framing, long contentLength,
+                                 boolean close, boolean http10Client) {
+        out.put(statusLine(response.status()));
+        Headers headers = response.headers();
+        for (int i = 0; i < headers.size(); i++) {
+            String name = headers.name(i);
+            if (isFramingField(name)) continue;
+            out.putAscii(name);
+            out.put((byte) ':');
+            out.put((byte) ' ');
+            out.putAscii(headers.value(i));
+            out.put(CRLF);
+        }
+        switch (framing) {
+            case FIXED -> {
+                out.put(CONTENT_LENGTH);
+                out.putDecimal(contentLength);
+                out.put(CRLF);
+            }
+            case CHUNKED -> out.put(CHUNKED);
+            case UNTIL_CLOSE -> { }
+        }
+        out.put(DateHeader.line());
+        if (close) out.put(CLOSE);
+        else if (http10Client) out.put(KEEP_ALIVE);
+        out.put(CRLF);
+    }
+
+    public static void writeContinue(WriteQueue out) {
+        out.put(CONTINUE);
+    }
+
+    public static void writeChunk(WriteQueue out, byte[] data) {
+        if (data.length == 0) return; // an empty chunk would end the body
+        out.putHex(data.length);
+        out.put(CRLF);
+        out.put(data);
+        out.put(CRLF);
+    }
+
+    public static void writeLastChunk(WriteQueue out) {
+        out.put(LAST_CHUNK);
+    }
+
+    private static boolean isFramingField(String name) {
+        return switch (name.length()) {
+            case 4 -> name.equalsIgnoreCase("date");
+            case 10 -> name.equalsIgnoreCase("connection");
+            case 14 -> name.equalsIgnoreCase("content-length");
+            case 17 -> name.equalsIgnoreCase("transfer-encoding");
+            default -> false;
+        };
+    }
+
+    private static byte[] statusLine(int status) {
+        byte[] line = STATUS_LINES[status];
+        if (line == null) {
+            line = ("HTTP/1.1 " + status + " " + StatusText.of(status) + "\r\n").getBytes(ISO_8859_1);
+            STATUS_LINES[status] = line; // a benign race: every thread computes the same bytes
+        }
+        return line;
+    }
+}

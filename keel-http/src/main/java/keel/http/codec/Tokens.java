@@ -1,0 +1,50 @@
+package keel.http.codec;
+
+/** Character classes and small number grammars of RFC 9110 / RFC 9112. */
+final class Tokens {
+    private static final boolean[] TCHAR = new boolean[128];
+
+    static {
+        for (char c = '0'; c <= '9'; c++) TCHAR[c] = true;
+        for (char c = 'a'; c <= 'z'; c++) TCHAR[c] = true;
+        for (char c = 'A'; c <= 'Z'; c++) TCHAR[c] = true;
+        for (char c : "!#$%&'*+-.^_`|~".toCharArray()) TCHAR[c] = true;
+    }
+
+    private Tokens() {
+    }
+
+    /** RFC 9110 §5.6.2 token character. */
+    static boolean isTchar(byte b) {
+        return b > 0 && TCHAR[b];
+    }
+
+    /** RFC 9110 §8.6: {@code 1*DIGIT}; at most 18 digits so the value fits a long. */
+    static long contentLength(String value) {
+        int length = value.length();
+        if (length == 0 || length > 18) throw new Http1Parser.BadRequest(400, "invalid Content-Length");
+        long n = 0;
+        for (int i = 0; i < length; i++) {
+            char c = value.charAt(i);
+            if (c < '0' || c > '9') throw new Http1Parser.BadRequest(400, "invalid Content-Length");
+            n = n * 10 + (c - '0');
+        }
+        return n;
+    }
+
+    /** RFC 9112 §7.1: {@code chunk-size [ chunk-ext ]}; extensions are skipped. */
+    static long chunkSize(byte[] a, int start, int end) {
+        long size = 0;
+        int i = start;
+        for (; i < end; i++) {
+            int digit = Character.digit(a[i], 16);
+            if (digit < 0) break;
+            if (i - start == 15) throw new Http1Parser.BadRequest(400, "chunk size too large");
+            size = size << 4 | digit;
+        }
+        if (i == start) throw new Http1Parser.BadRequest(400, "invalid chunk size");
+        while (i < end && (a[i] == ' ' || a[i] == '\t')) i++;
+        if (i < end && a[i] != ';') throw new Http1Parser.BadRequest(400, "invalid chunk size");
+        return size;
+    }
+}

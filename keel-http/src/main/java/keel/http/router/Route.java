@@ -1,0 +1,27 @@
+package keel.http.router;
+
+import keel.http.AsyncHandler;
+import keel.http.Handler;
+import keel.http.server.Execution;
+
+/**
+ * One route: a method, a path pattern, the handler, and the execution it runs under (null: the
+ * server's default).
+ */
+public record Route(String method, String path, Endpoint endpoint, Execution execution) {
+
+    /** The handler of a route, synchronous or asynchronous. */
+    public sealed interface Endpoint {
+    }
+
+    public record Sync(Handler handler) implements Endpoint {
+    }
+
+    public record Async(AsyncHandler handler) implements Endpoint {
+    }
+
+    /** The execution this route runs under on a server whose default is {@code serverDefault}. */
+    public Execution executionOr(Execution serverDefault) {
+        return execution != null ? execution : serverDefault;
+    }
+}

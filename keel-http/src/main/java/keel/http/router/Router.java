@@ -1,0 +1,101 @@
+package keel.http.router;
+
+import keel.http.AsyncHandler;
+import keel.http.Handler;
+import keel.http.server.Execution;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Declares routes before the server starts. Every verb method funnels into one primitive,
+ * {@link #route(String, String, Route.Endpoint)}; {@link #with(Execution)} gives a view whose routes
+ * run under that execution instead of the server's default:
+ *
+ * <pre>{@code
+ * Router router = new Router()
+ *         .get("/hello/{name}", req -> Response.ok("Hello " + req.pathParam("name")));
+ * router.with(Execution.WORKER_POOL).post("/orders", orders::create);
+ * }</pre>
+ *
+ * The table is frozen when a server starts with it; adding a route afterwards throws.
+ */
+public final class Router {
+    private static final class Table {
+        final List<Route> routes = new ArrayList<>();
+        boolean frozen;
+    }
+
+    private final Table table;
+    private final Execution execution;
+
+    public Router() {
+        this(new Table(), null);
+    }
+
+    private Router(Table table, Execution execution) {
+        this.table = table;
+        this.execution = execution;
+    }
+
+    /** A view of this router whose routes run under {@code execution}. */
+    public Router with(Execution execution) {
+        return new Router(table, Objects.requireNonNull(execution, "execution"));
+    }
+
+    public Router get(String path, Handler handler) {
+        return route("GET", path, handler);
+    }
+
+    public Router post(String path, Handler handler) {
+        return route("POST", path, handler);
+    }
+
+    public Router put(String path, Handler handler) {
+        return route("PUT", path, handler);
+    }
+
+    public Router delete(String path, Handler handler) {
+        return route("DELETE", path, handler);
+    }
+
+    public Router patch(String path, Handler handler) {
+        return route("PATCH", path, handler);
+    }
+
+    public Router getAsync(String path, AsyncHandler handler) {
+        return routeAsync("GET", path, handler);
+    }
+
+    public Router postAsync(String path, AsyncHandler handler) {
+        return routeAsync("POST", path, handler);
+    }
+
+    public Router route(String method, String path, Handler handler) {
+        return route(method, path, new Route.Sync(Objects.requireNonNull(handler, "handler")));
+    }
+
+    public Router routeAsync(String method, String path, AsyncHandler handler) {
+        return route(method, path, new Route.Async(Objects.requireNonNull(handler, "handler")));
+    }
+
+    /** The primitive every other registration calls. */
+    public synchronized Router route(String method, String path, Route.Endpoint endpoint) {
+        if (table.frozen) throw new IllegalStateException("routes are frozen once the server has started");
+        Route route = new Route(method, new PathPattern(path).text(), endpoint, execution);
+        for (Route existing : table.routes) {
+            if (existing.method().equals(method) && existing.path().equals(path)) {
+                throw new IllegalArgumentException("route declared twice: " + method + " " + path);
+            }
+        }
+        table.routes.add(route);
+        return this;
+    }
+
+    /** Freezes the routes and returns the immutable table a server matches against. */
+    public synchronized RouteTable freeze() {
+        table.frozen = true;
+        return new RouteTable(table.routes);
+    }
+}

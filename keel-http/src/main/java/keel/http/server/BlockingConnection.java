@@ -1,0 +1,259 @@
+package keel.http.server;
+
+import keel.core.buffer.BufferPool;
+import keel.core.buffer.WriteQueue;
+import keel.core.log.Log;
+import keel.http.Request;
+import keel.http.Response;
+import keel.http.codec.Http1Parser;
+import keel.http.codec.Http1Writer;
+import keel.http.codec.ParseResult;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One connection of the blocking transport, served start to end by one thread: read, parse, run the
+ * handler here, write, repeat. Timeouts are socket read timeouts, recomputed before each read so a
+ * head that trickles in still has one deadline.
+ */
+final class BlockingConnection {
+    private static final Log LOG = Log.of(BlockingConnection.class);
+    private static final long MAX_LINGER_DRAIN_BYTES = 1 << 20;
+
+    private final long id;
+    private final Socket socket;
+    private final BlockingServer server;
+    private final Http1Parser parser;
+    private final ByteBuffer in;
+    private final WriteQueue out;
+    private InputStream input;
+    private OutputStream output;
+    private long headDeadline;
+
+    BlockingConnection(long id, Socket socket, BlockingServer server) {
+        this.id = id;
+        this.socket = socket;
+        this.server = server;
+        this.parser = new Http1Parser(server.parserLimits());
+        int bufferSize = Math.max(16 * 1024, Integer.highestOneBit(server.options().limits().maxHeadSize()) * 2);
+        this.in = ByteBuffer.allocate(bufferSize);
+        this.out = new WriteQueue(new BufferPool(bufferSize, 2));
+    }
+
+    /** Runs on the connection's own thread until the connection closes. */
+    void serve() {
+        try {
+            socket.setTcpNoDelay(true);
+            input = socket.getInputStream();
+            output = socket.getOutputStream();
+            exchangeUntilClosed();
+        } catch (IOException e) {
+            LOG.debug("connection_failed", "id", id, "cause", e);
+        } finally {
+            closeQuietly();
+            server.onClosed(this);
+        }
+    }
+
+    /** Answers at once and closes lingering (used when the server cannot take the connection). */
+    void refuse(Response response) {
+        try {
+            input = socket.getInputStream();
+            output = socket.getOutputStream();
+            respondAndClose(response);
+        } catch (IOException e) {
+            LOG.debug("refuse_failed", "id", id, "cause", e);
+        } finally {
+            closeQuietly();
+            server.onClosed(this);
+        }
+    }
+
+    /** Closes the socket from another thread (server stop); the serving thread then ends. */
+    void abort() {
+        closeQuietly();
+    }
+
+    private void exchangeUntilClosed() throws IOException {
+        while (true) {
+            in.flip();
+            ParseResult result;
+            try {
+                result = parser.parse(in);
+            } finally {
+                in.compact();
+            }
+            switch (result) {
+                case ParseResult.NeedMore needMore -> {
+                    if (!readMore()) return;
+                }
+                case ParseResult.ContinueExpected c -> {
+                    Http1Writer.writeContinue(out);
+                    out.writeTo(output);
+                }
+                case ParseResult.Failed failed -> {
+                    respondAndClose(Responses.error(failed.status(), failed.reason()));
+                    return;
+                }
+                case ParseResult.Parsed parsed -> {
+                    headDeadline = 0;
+                    if (!exchange(parsed.request())) return;
+                }
+            }
+        }
+    }
+
+    /** Runs the handler here and writes its response; false when the connection must close. */
+    private boolean exchange(Request request) throws IOException {
+        Response response = server.dispatcher().respond(request);
+        boolean close = !request.keepAlive() || response.closesConnection() || server.isStopping();
+        boolean head = request.method().equals("HEAD");
+        if (response.isStreamed() && !head) {
+            close |= !request.isHttp11();
+            streamBody(response, request.isHttp11(), close);
+        } else {
+            Http1Writer.writeFixed(out, response, head, close, !request.isHttp11());
+            out.writeTo(output);
+        }
+        if (close) closeLingering();
+        return !close;
+    }
+
+    /** Reads more input under the timeout that applies now; false when the connection should end. */
+    private boolean readMore() throws IOException {
+        boolean betweenRequests = parser.isBetweenRequests() && in.position() == 0;
+        var timeouts = server.options().timeouts();
+        long timeoutNanos;
+        if (betweenRequests || !parser.isReadingHead()) {
+            timeoutNanos = timeouts.idle().toNanos();
+        } else {
+            if (headDeadline == 0) headDeadline = System.nanoTime() + timeouts.headRead().toNanos();
+            timeoutNanos = headDeadline - System.nanoTime();
+        }
+        if (!in.hasRemaining()) throw new IllegalStateException("read buffer full while the parser needs more");
+        try {
+            socket.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
+            int n = input.read(in.array(), in.arrayOffset() + in.position(), in.remaining());
+            if (n < 0) return false;
+            in.position(in.position() + n);
+            return true;
+        } catch (SocketTimeoutException timeout) {
+            if (betweenRequests) closeLingering();
+            else if (parser.isReadingHead()) respondAndClose(Responses.error(408, "request head not received within " + timeouts.headRead().toMillis() + " ms"));
+            else respondAndClose(Responses.error(408, "request body stalled for " + timeouts.idle().toMillis() + " ms"));
+            return false;
+        }
+    }
+
+    private void respondAndClose(Response response) throws IOException {
+        Http1Writer.writeFixed(out, response, false, true, false);
+        out.writeTo(output);
+        closeLingering();
+    }
+
+    /** Flush, shut down output, drain input briefly, close: the client always receives the last response. */
+    private void closeLingering() throws IOException {
+        output.flush();
+        socket.shutdownOutput();
+        long deadline = System.nanoTime() + server.options().timeouts().lingerDrain().toNanos();
+        byte[] scratch = in.array();
+        long drained = 0;
+        try {
+            while (drained <= MAX_LINGER_DRAIN_BYTES) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) break;
+                socket.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                int n = input.read(scratch);
+                if (n < 0) break;
+                drained += n;
+            }
+        } catch (SocketTimeoutException timeout) {
+            LOG.debug("linger_timeout", "id", id);
+        }
+        closeQuietly();
+    }
+
+    /** Sends a streamed body chunk by chunk, pulling one item at a time. */
+    private void streamBody(Response response, boolean chunked, boolean close) throws IOException {
+        Http1Writer.writeHead(out, response, chunked ? Http1Writer.BodyFraming.CHUNKED : Http1Writer.BodyFraming.UNTIL_CLOSE,
+                -1, close, false);
+        out.writeTo(output);
+        BlockingSubscriber subscriber = new BlockingSubscriber();
+        response.stream().subscribe(subscriber);
+        while (true) {
+            Object signal = subscriber.next();
+            if (signal instanceof byte[] item) {
+                if (chunked) Http1Writer.writeChunk(out, item);
+                else out.put(item);
+                out.writeTo(output);
+                subscriber.request();
+            } else if (signal instanceof Throwable failure) {
+                LOG.warn("response_stream_failed", "id", id, "cause", failure);
+                throw new IOException("response stream failed", failure); // a truncated body, never a false end
+            } else {
+                if (chunked) Http1Writer.writeLastChunk(out);
+                out.writeTo(output);
+                return;
+            }
+        }
+    }
+
+    private void closeQuietly() {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            LOG.debug("close_failed", "id", id, "cause", e);
+        }
+    }
+
+    /** Hands items to the connection thread one at a time; the queue holds at most one item and one end signal. */
+    private static final class BlockingSubscriber implements Flow.Subscriber<byte[]> {
+        private static final Object COMPLETE = new Object();
+        private final BlockingQueue<Object> signals = new ArrayBlockingQueue<>(2);
+        private volatile Flow.Subscription subscription;
+
+        @Override
+        public void onSubscribe(Flow.Subscription s) {
+            subscription = s;
+            s.request(1);
+        }
+
+        @Override
+        public void onNext(byte[] item) {
+            signals.offer(item);
+        }
+
+        @Override
+        public void onError(Throwable failure) {
+            signals.offer(failure);
+        }
+
+        @Override
+        public void onComplete() {
+            signals.offer(COMPLETE);
+        }
+
+        Object next() throws IOException {
+            try {
+                return signals.take();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                subscription.cancel();
+                throw new IOException("interrupted while streaming a response", e);
+            }
+        }
+
+        void request() {
+            subscription.request(1);
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package keel.http.server;
+
+import keel.core.log.Log;
+import keel.http.codec.Http1Parser;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The blocking transport: a thread per connection, from a bounded pool of platform threads (with a
+ * bounded queue of accepted connections) or a virtual thread each. It shares the parser, router,
+ * dispatcher and writer with the nio transport; the handler runs on the connection's thread.
+ */
+final class BlockingServer implements HttpServer.Listener {
+    private static final Log LOG = Log.of(BlockingServer.class);
+
+    private final ServerOptions options;
+    private final Dispatcher dispatcher;
+    private final Http1Parser.Limits parserLimits;
+    private final ServerSocket server;
+    private final ExecutorService threads;
+    private final Thread acceptor;
+    private final Set<BlockingConnection> open = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger openConnections = new AtomicInteger();
+    private final AtomicLong connectionIds = new AtomicLong();
+    private volatile boolean stopping;
+
+    BlockingServer(ServerOptions options, Dispatcher dispatcher) throws IOException {
+        this.options = options;
+        this.dispatcher = dispatcher;
+        var limits = options.limits();
+        this.parserLimits = new Http1Parser.Limits(limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize());
+        this.threads = switch (options.threads()) {
+            case PLATFORM -> new ThreadPoolExecutor(options.pools().blockingThreads(), options.pools().blockingThreads(),
+                    60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(options.pools().blockingQueue()),
+                    Dispatcher.platformThreads("keel-conn-"), new ThreadPoolExecutor.AbortPolicy());
+            case VIRTUAL -> Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("keel-conn-vt-", 0).factory());
+        };
+        this.server = new ServerSocket();
+        server.setReuseAddress(true);
+        try {
+            server.bind(new InetSocketAddress(options.host(), options.port()), limits.backlog());
+        } catch (IOException e) {
+            threads.shutdown();
+            throw e;
+        }
+        this.acceptor = Thread.ofPlatform().name("keel-acceptor").unstarted(this::acceptLoop);
+        acceptor.start();
+    }
+
+    private void acceptLoop() {
+        while (!server.isClosed()) {
+            Socket socket;
+            try {
+                socket = server.accept();
+            } catch (SocketException closed) {
+                return;
+            } catch (IOException e) {
+                LOG.warn("accept_failed", "cause", e);
+                continue;
+            }
+            handOff(socket);
+        }
+    }
+
+    private void handOff(Socket socket) {
+        BlockingConnection connection = new BlockingConnection(connectionIds.incrementAndGet(), socket, this);
+        if (openConnections.incrementAndGet() > options.limits().maxConnections()) {
+            refuseOnNewThread(connection, "connection limit reached (" + options.limits().maxConnections() + ")");
+            return;
+        }
+        open.add(connection);
+        try {
+            threads.execute(connection::serve);
+        } catch (RejectedExecutionException full) {
+            open.remove(connection);
+            refuseOnNewThread(connection, "all connection threads are busy");
+        }
+    }
+
+    /** The refusal lingers up to the drain time, so it runs off the acceptor thread. */
+    private void refuseOnNewThread(BlockingConnection connection, String reason) {
+        Thread.ofVirtual().name("keel-refuse").start(() -> connection.refuse(Responses.overloaded(reason)));
+    }
+
+    void onClosed(BlockingConnection connection) {
+        open.remove(connection);
+        openConnections.decrementAndGet();
+    }
+
+    ServerOptions options() {
+        return options;
+    }
+
+    Http1Parser.Limits parserLimits() {
+        return parserLimits;
+    }
+
+    Dispatcher dispatcher() {
+        return dispatcher;
+    }
+
+    boolean isStopping() {
+        return stopping;
+    }
+
+    @Override
+    public InetSocketAddress address() {
+        return (InetSocketAddress) server.getLocalSocketAddress();
+    }
+
+    @Override
+    public int openConnections() {
+        return openConnections.get();
+    }
+
+    @Override
+    public void stop() throws IOException {
+        stopping = true;
+        server.close();
+        try {
+            acceptor.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (BlockingConnection connection : open) connection.abort();
+        threads.shutdownNow();
+    }
+}

@@ -1,0 +1,124 @@
+package keel.http.server;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+/**
+ * The configuration reference: every {@link ServerOptions} component with its YAML key, its CLI flag,
+ * what it means, and how its value is read. YAML files and command lines both go through
+ * {@link #apply}, so the two can never disagree, and a wrong key or value is refused with a message
+ * that names it.
+ */
+public final class ConfigKeys {
+
+    /** One option: {@code yaml} is the dotted key ({@code server.port}), {@code flag} the CLI flag ({@code --port}). */
+    public record Key(String yaml, String flag, String help, Function<ServerOptions, String> current,
+                      BiConsumer<ServerOptions.Builder, String> setter) {
+        /** The value this option has in {@code options}, as a configuration word. */
+        public String valueIn(ServerOptions options) {
+            return current.apply(options);
+        }
+    }
+
+    /** A configuration key or value that cannot be used; the message names the key and the source. */
+    public static final class ConfigException extends IllegalArgumentException {
+        public ConfigException(String message) {
+            super(message);
+        }
+    }
+
+    private static final long MAX_BODY = Integer.MAX_VALUE - 16;
+
+    public static final List<Key> ALL = List.of(
+            key("server.host", "--host", "address to bind",
+                    o -> o.host(), (b, v) -> b.host(v.trim())),
+            key("server.port", "--port", "port to bind (0 picks a free one)",
+                    o -> "" + o.port(), (b, v) -> b.port(ConfigValues.integer(v, 0, 65_535))),
+            key("server.transport", "--transport", "nio (event loops) or blocking (a thread per connection)",
+                    o -> o.transport().word(), (b, v) -> b.transport(ConfigValues.word(v, Transport.class))),
+            key("server.execution", "--execution", "where handlers run on nio: event-loop, worker-pool or virtual-thread",
+                    o -> o.execution().word(), (b, v) -> b.execution(ConfigValues.word(v, Execution.class))),
+            key("server.threads", "--threads", "threads of the blocking transport: platform (bounded pool) or virtual",
+                    o -> o.threads().word(), (b, v) -> b.threads(ConfigValues.word(v, Threads.class))),
+            key("server.loops", "--loops", "event loops of the nio transport (one per processor unless set)",
+                    o -> "" + o.pools().loops(), (b, v) -> b.loops(ConfigValues.integer(v, 1, 1024))),
+            key("server.backlog", "--backlog", "connections the OS queues before accept",
+                    o -> "" + o.limits().backlog(), (b, v) -> b.backlog(ConfigValues.integer(v, 1, 1 << 20))),
+            key("server.max-connections", "--max-connections", "open connections; past it new ones get 503 and are closed",
+                    o -> "" + o.limits().maxConnections(), (b, v) -> b.maxConnections(ConfigValues.integer(v, 1, 10_000_000))),
+            key("limits.max-head-size", "--max-head-size", "request line plus headers (431; 414 for the request line)",
+                    o -> ConfigValues.size(o.limits().maxHeadSize()), (b, v) -> b.maxHeadSize((int) ConfigValues.size(v, 256, 1 << 20))),
+            key("limits.max-header-count", "--max-header-count", "header fields per request (431)",
+                    o -> "" + o.limits().maxHeaderCount(), (b, v) -> b.maxHeaderCount(ConfigValues.integer(v, 1, 10_000))),
+            key("limits.max-body-size", "--max-body-size", "request body (413)",
+                    o -> ConfigValues.size(o.limits().maxBodySize()), (b, v) -> b.maxBodySize(ConfigValues.size(v, 0, MAX_BODY))),
+            key("timeouts.head-read", "--head-read-timeout", "from a request's first byte to the end of its head (408)",
+                    o -> ConfigValues.duration(o.timeouts().headRead()), (b, v) -> b.headReadTimeout(ConfigValues.duration(v))),
+            key("timeouts.idle", "--idle-timeout", "idle keep-alive connection, stalled body or stalled write",
+                    o -> ConfigValues.duration(o.timeouts().idle()), (b, v) -> b.idleTimeout(ConfigValues.duration(v))),
+            key("timeouts.linger-drain", "--linger-drain", "how long a closing connection drains unread input",
+                    o -> ConfigValues.duration(o.timeouts().lingerDrain()), (b, v) -> b.lingerDrain(ConfigValues.duration(v))),
+            key("timeouts.grace", "--grace", "how long a stopping server lets requests finish",
+                    o -> ConfigValues.duration(o.timeouts().grace()), (b, v) -> b.grace(ConfigValues.duration(v))),
+            key("worker-pool.threads", "--worker-threads", "platform threads of the worker pool",
+                    o -> "" + o.pools().workerThreads(), (b, v) -> b.workerThreads(ConfigValues.integer(v, 1, 100_000))),
+            key("worker-pool.queue", "--worker-queue", "requests waiting for a worker (503 past it)",
+                    o -> "" + o.pools().workerQueue(), (b, v) -> b.workerQueue(ConfigValues.integer(v, 1, 10_000_000))),
+            key("virtual-threads.max-concurrent", "--virtual-thread-limit", "requests on virtual threads at once (503 past it)",
+                    o -> "" + o.pools().virtualThreadLimit(), (b, v) -> b.virtualThreadLimit(ConfigValues.integer(v, 1, 10_000_000))),
+            key("blocking.platform-threads", "--blocking-threads", "platform threads of the blocking transport",
+                    o -> "" + o.pools().blockingThreads(), (b, v) -> b.blockingThreads(ConfigValues.integer(v, 1, 100_000))),
+            key("blocking.queue", "--blocking-queue", "accepted connections waiting for a platform thread (503 past it)",
+                    o -> "" + o.pools().blockingQueue(), (b, v) -> b.blockingQueue(ConfigValues.integer(v, 1, 10_000_000))),
+            key("write.high-water-mark", "--write-high-water-mark", "queued output at which a connection stops reading",
+                    o -> ConfigValues.size(o.waterMarks().high()), (b, v) -> b.highWaterMark((int) ConfigValues.size(v, 1, 1 << 30))),
+            key("write.low-water-mark", "--write-low-water-mark", "queued output below which it reads again",
+                    o -> ConfigValues.size(o.waterMarks().low()), (b, v) -> b.lowWaterMark((int) ConfigValues.size(v, 0, 1 << 30))));
+
+    private ConfigKeys() {
+    }
+
+    private static Key key(String yaml, String flag, String help, Function<ServerOptions, String> current,
+                           BiConsumer<ServerOptions.Builder, String> setter) {
+        return new Key(yaml, flag, help, current, setter);
+    }
+
+    public static Optional<Key> byYaml(String yaml) {
+        return ALL.stream().filter(k -> k.yaml().equals(yaml)).findFirst();
+    }
+
+    public static Optional<Key> byFlag(String flag) {
+        return ALL.stream().filter(k -> k.flag().equals(flag)).findFirst();
+    }
+
+    /** Sets the YAML key {@code yaml} from {@code source} (a file name or "command line"). */
+    public static void applyYaml(ServerOptions.Builder builder, String yaml, String value, String source) {
+        Key key = byYaml(yaml).orElseThrow(() -> new ConfigException(
+                "unknown configuration key '" + yaml + "' in " + source + " (see 'bin/keel --help' for the keys)"));
+        apply(builder, key, key.yaml(), value, source);
+    }
+
+    public static void applyFlag(ServerOptions.Builder builder, String flag, String value) {
+        Key key = byFlag(flag).orElseThrow(() -> new ConfigException("unknown flag '" + flag + "' (see 'bin/keel --help')"));
+        apply(builder, key, key.flag(), value, "the command line");
+    }
+
+    private static void apply(ServerOptions.Builder builder, Key key, String name, String value, String source) {
+        try {
+            key.setter().accept(builder, value);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("invalid value '" + value + "' for " + name + " in " + source + ": " + e.getMessage());
+        }
+    }
+
+    /** Builds, turning a cross-field violation (say, low water mark above high) into a {@link ConfigException}. */
+    public static ServerOptions build(ServerOptions.Builder builder) {
+        try {
+            return builder.build();
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("invalid configuration: " + e.getMessage());
+        }
+    }
+}

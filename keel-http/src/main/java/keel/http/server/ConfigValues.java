@@ -1,0 +1,84 @@
+package keel.http.server;
+
+import java.time.Duration;
+import java.util.Locale;
+
+/** Parses configuration words: integers, sizes ({@code 8KiB}, {@code 10MiB}), durations ({@code 500ms}, {@code 10s}). */
+final class ConfigValues {
+    private ConfigValues() {
+    }
+
+    static int integer(String text, long min, long max) {
+        long value;
+        try {
+            value = Long.parseLong(text.trim().replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("expected an integer in " + min + ".." + max);
+        }
+        if (value < min || value > max) throw new IllegalArgumentException("expected an integer in " + min + ".." + max);
+        return (int) value;
+    }
+
+    static long size(String text, long min, long max) {
+        String t = text.trim().toLowerCase(Locale.ROOT).replace("_", "");
+        long unit = 1;
+        for (String[] suffix : new String[][]{{"kib", "1024"}, {"mib", "1048576"}, {"gib", "1073741824"},
+                {"kb", "1000"}, {"mb", "1000000"}, {"gb", "1000000000"}, {"k", "1024"}, {"m", "1048576"}, {"b", "1"}}) {
+            if (t.endsWith(suffix[0])) {
+                unit = Long.parseLong(suffix[1]);
+                t = t.substring(0, t.length() - suffix[0].length()).trim();
+                break;
+            }
+        }
+        long value;
+        try {
+            value = Math.multiplyExact(Long.parseLong(t), unit);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException("expected a size such as 8KiB, 10MiB or 4096");
+        }
+        if (value < min || value > max) throw new IllegalArgumentException("expected a size in " + min + ".." + max + " bytes");
+        return value;
+    }
+
+    static Duration duration(String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        try {
+            Duration d;
+            if (t.endsWith("ms")) d = Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2).trim()));
+            else if (t.endsWith("s")) d = Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1).trim()));
+            else if (t.endsWith("m")) d = Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1).trim()));
+            else if (t.endsWith("h")) d = Duration.ofHours(Long.parseLong(t.substring(0, t.length() - 1).trim()));
+            else if (t.startsWith("pt")) d = Duration.parse(t);
+            else throw new IllegalArgumentException();
+            if (d.isNegative()) throw new IllegalArgumentException();
+            return d;
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("expected a duration such as 500ms, 10s or 2m");
+        }
+    }
+
+    static <E extends Enum<E>> E word(String text, Class<E> type) {
+        String constant = text.trim().toUpperCase(Locale.ROOT).replace('-', '_');
+        for (E value : type.getEnumConstants()) {
+            if (value.name().equals(constant)) return value;
+        }
+        StringBuilder words = new StringBuilder();
+        for (E value : type.getEnumConstants()) {
+            words.append(words.isEmpty() ? "" : "|").append(value.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+        }
+        throw new IllegalArgumentException("expected one of " + words);
+    }
+
+    static String size(long bytes) {
+        if (bytes >= 1 << 20 && bytes % (1 << 20) == 0) return bytes / (1 << 20) + "MiB";
+        if (bytes >= 1 << 10 && bytes % (1 << 10) == 0) return bytes / (1 << 10) + "KiB";
+        return Long.toString(bytes);
+    }
+
+    static String duration(Duration d) {
+        long ms = d.toMillis();
+        if (ms % 60_000 == 0 && ms >= 60_000) return ms / 60_000 + "m";
+        if (ms % 1000 == 0) return ms / 1000 + "s";
+        return ms + "ms";
+    }
+}

@@ -1,0 +1,84 @@
+package keel.http.server;
+
+import keel.core.buffer.BufferPool;
+import keel.core.loop.EventLoop;
+import keel.http.codec.Http1Parser;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What one event loop keeps for its connections: their set, a buffer pool, and a sweep timer that
+ * applies every connection's timeout. Confined to the loop thread (but {@link NioServer} holds the
+ * shared parts). One timer per loop instead of one per request keeps the request path free of timer
+ * churn; a timeout fires at most one sweep interval late.
+ */
+final class LoopConnections {
+    private final EventLoop loop;
+    private final NioServer server;
+    private final BufferPool buffers;
+    private final Set<NioConnection> open = new HashSet<>();
+    private final long sweepNanos;
+
+    LoopConnections(EventLoop loop, NioServer server) {
+        this.loop = loop;
+        this.server = server;
+        ServerOptions options = server.options();
+        int bufferSize = Math.max(16 * 1024, Integer.highestOneBit(options.limits().maxHeadSize()) * 2);
+        this.buffers = new BufferPool(bufferSize, 256);
+        var timeouts = options.timeouts();
+        long shortest = Math.min(timeouts.headRead().toNanos(), Math.min(timeouts.idle().toNanos(), timeouts.lingerDrain().toNanos()));
+        this.sweepNanos = Math.clamp(shortest / 4, TimeUnit.MILLISECONDS.toNanos(5), TimeUnit.SECONDS.toNanos(1));
+    }
+
+    /** Loop thread. */
+    void startSweeping() {
+        loop.schedule(sweepNanos, TimeUnit.NANOSECONDS, this::sweep);
+    }
+
+    private void sweep() {
+        long now = loop.nanoTime();
+        for (NioConnection connection : List.copyOf(open)) connection.checkTimeout(now);
+        startSweeping();
+    }
+
+    void add(NioConnection connection) {
+        open.add(connection);
+    }
+
+    void remove(NioConnection connection) {
+        if (open.remove(connection)) server.onClosed();
+    }
+
+    /** Closes every connection of this loop now; loop thread. */
+    void closeAll() {
+        for (NioConnection connection : new ArrayList<>(open)) connection.close();
+    }
+
+    EventLoop loop() {
+        return loop;
+    }
+
+    BufferPool buffers() {
+        return buffers;
+    }
+
+    ServerOptions options() {
+        return server.options();
+    }
+
+    Http1Parser.Limits parserLimits() {
+        return server.parserLimits();
+    }
+
+    Dispatcher dispatcher() {
+        return server.dispatcher();
+    }
+
+    boolean isStopping() {
+        return server.isStopping();
+    }
+}

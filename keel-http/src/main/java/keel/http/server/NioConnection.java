@@ -1,0 +1,400 @@
+package keel.http.server;
+
+import keel.core.buffer.WriteQueue;
+import keel.core.log.Log;
+import keel.core.loop.EventLoop;
+import keel.core.loop.IoHandler;
+import keel.http.Request;
+import keel.http.Response;
+import keel.http.codec.Http1Parser;
+import keel.http.codec.Http1Writer;
+import keel.http.codec.ParseResult;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * One HTTP/1.1 connection on the nio transport, owned by one event loop for life (every method runs on
+ * that loop's thread, except {@link #onResponseFromAnyThread}, which hops onto it).
+ *
+ * <pre>
+ *            ┌──────────── keep-alive: next (pipelined) request ───────────┐
+ *            ▼                                                             │
+ *   ──► READING ──request──► HANDLING ──fixed response──────────────────────┤
+ *         │   ▲                  │                                         │
+ *         │   └─ 100-continue    └──streamed response──► STREAMING ──end───┘
+ *         │ bad input, timeout,           │ (close requested)
+ *         │ connection limit              ▼
+ *         └──────error response────────► CLOSING ──flushed──► LINGERING ──EOF/timeout──► CLOSED
+ * </pre>
+ *
+ * Responses leave in request order because a connection handles one request at a time: pipelined
+ * requests wait in the read buffer. Reading stops while a handler runs and while more than the high
+ * water mark of output waits, so a client that does not read cannot grow server memory.
+ */
+final class NioConnection implements IoHandler {
+    private static final Log LOG = Log.of(NioConnection.class);
+    /** Input a lingering close reads and drops before it gives up waiting for the client's FIN. */
+    private static final long MAX_LINGER_DRAIN_BYTES = 1 << 20;
+
+    private enum State { READING, HANDLING, STREAMING, CLOSING, LINGERING, CLOSED }
+
+    /** What the connection waits for, and so which timeout applies. */
+    private enum Wait { NONE, IDLE, HEAD, BODY, WRITE, LINGER }
+
+    private final long id;
+    private final SocketChannel channel;
+    private final LoopConnections home;
+    private final EventLoop loop;
+    private final Http1Parser parser;
+    private final WriteQueue out;
+    private SelectionKey key;
+    private ByteBuffer in;
+    private State state = State.READING;
+    private Wait wait = Wait.NONE;
+    private long deadline;
+    private int interest;
+    private boolean writable = true;
+    private boolean processing;
+    private Request current;
+    private ResponseStream stream;
+    private long drained;
+
+    NioConnection(long id, SocketChannel channel, LoopConnections home) {
+        this.id = id;
+        this.channel = channel;
+        this.home = home;
+        this.loop = home.loop();
+        this.parser = new Http1Parser(home.parserLimits());
+        this.out = new WriteQueue(home.buffers());
+    }
+
+    /** Registers the connection on its loop and starts reading; loop thread. */
+    void open() throws IOException {
+        key = loop.register(channel, SelectionKey.OP_READ, this);
+        interest = SelectionKey.OP_READ;
+        waitFor(Wait.IDLE, false);
+    }
+
+    /** Answers at once and closes (used past the connection limit); loop thread. */
+    void refuse(Response response) {
+        respondAndClose(response);
+    }
+
+    // ---- events ----------------------------------------------------------------------------------
+
+    @Override
+    public void onReady(SelectionKey readyKey) {
+        try {
+            int ready = readyKey.readyOps();
+            if ((ready & SelectionKey.OP_WRITE) != 0) onWritable();
+            if (state != State.CLOSED && (ready & SelectionKey.OP_READ) != 0) onReadable();
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("connection_failed", "id", id, "state", state, "cause", e);
+            close();
+        }
+    }
+
+    @Override
+    public void onLoopClosed() {
+        close();
+    }
+
+    private void onReadable() throws IOException {
+        if (state == State.LINGERING) {
+            drain();
+            return;
+        }
+        if (state != State.READING) return;
+        if (in == null) in = home.buffers().acquire();
+        int n = channel.read(in);
+        if (n < 0) {
+            onEndOfInput();
+        } else if (n > 0) {
+            if (wait == Wait.BODY) waitFor(Wait.BODY, true);
+            processInput();
+        }
+    }
+
+    private void onWritable() throws IOException {
+        flush();
+        if (!writable) {
+            updateInterest();
+            return;
+        }
+        if (state == State.STREAMING) stream.resume();
+        else if (state == State.READING) processInput();
+        else updateInterest();
+    }
+
+    /** The client closed its side: finish what is being written, then close. */
+    private void onEndOfInput() throws IOException {
+        if (out.isEmpty()) {
+            close();
+        } else {
+            state = State.CLOSING;
+            flush();
+            updateInterest();
+        }
+    }
+
+    /** Called by the sweep timer of the loop with the loop's current time. */
+    void checkTimeout(long now) {
+        if (wait == Wait.NONE || now - deadline < 0) return;
+        switch (wait) {
+            case HEAD -> respondAndClose(Responses.error(408, "request head not received within "
+                    + home.options().timeouts().headRead().toMillis() + " ms"));
+            case BODY -> respondAndClose(Responses.error(408, "request body stalled for "
+                    + home.options().timeouts().idle().toMillis() + " ms"));
+            case IDLE -> closeLingering();
+            case WRITE, LINGER -> close();
+            case NONE -> { }
+        }
+    }
+
+    // ---- the request path ------------------------------------------------------------------------
+
+    /** Parses buffered input into requests while the connection reads and can write; then flushes. */
+    private void processInput() {
+        if (processing) return;
+        processing = true;
+        try {
+            boolean needMore;
+            do {
+                needMore = in == null || parseBuffered();
+                flush();
+            } while (!needMore && state == State.READING && writable);
+        } catch (IOException e) {
+            LOG.debug("write_failed", "id", id, "cause", e);
+            close();
+            return;
+        } finally {
+            processing = false;
+        }
+        updateWaitAndInterest();
+    }
+
+    /** Parses buffered requests; true when it stopped because the buffer holds no complete message. */
+    private boolean parseBuffered() {
+        in.flip();
+        try {
+            while (state == State.READING && writable) {
+                ParseResult result = parser.parse(in);
+                if (result instanceof ParseResult.NeedMore) return true;
+                switch (result) {
+                    case ParseResult.ContinueExpected c -> Http1Writer.writeContinue(out);
+                    case ParseResult.Failed failed -> respondAndClose(Responses.error(failed.status(), failed.reason()));
+                    case ParseResult.Parsed parsed -> onRequest(parsed.request());
+                    case ParseResult.NeedMore needMore -> { }
+                }
+            }
+            return false;
+        } finally {
+            if (in != null) {
+                in.compact();
+                if (in.position() == 0) releaseInput();
+            }
+        }
+    }
+
+    private void onRequest(Request request) {
+        current = request;
+        state = State.HANDLING;
+        home.dispatcher().dispatch(request, this::onResponseFromAnyThread);
+    }
+
+    /** The dispatcher's callback: moves the response onto this connection's loop. */
+    private void onResponseFromAnyThread(Response response) {
+        if (loop.inEventLoop()) {
+            onResponse(response);
+            return;
+        }
+        try {
+            loop.execute(() -> onResponse(response));
+        } catch (RejectedExecutionException e) {
+            LOG.warn("response_dropped", "id", id, "cause", e.getMessage());
+            closeChannelQuietly();
+        }
+    }
+
+    private void onResponse(Response response) {
+        if (state != State.HANDLING) return; // closed while the handler ran
+        Request request = current;
+        current = null;
+        boolean close = !request.keepAlive() || response.closesConnection() || home.isStopping();
+        boolean head = request.method().equals("HEAD");
+        if (response.isStreamed() && !head) {
+            stream = new ResponseStream(this, response, request, close);
+            state = State.STREAMING;
+            stream.start();
+        } else {
+            Http1Writer.writeFixed(out, response, head, close, !request.isHttp11());
+            finishExchange(close);
+        }
+    }
+
+    /** After a response is fully queued: read the next request, or close once the bytes are out. */
+    void finishExchange(boolean close) {
+        stream = null;
+        state = close ? State.CLOSING : State.READING;
+        if (!processing) processInput();
+    }
+
+    private void respondAndClose(Response response) {
+        Http1Writer.writeFixed(out, response, false, true, false);
+        current = null;
+        state = State.CLOSING;
+        if (!processing) processInput();
+    }
+
+    // ---- writing ---------------------------------------------------------------------------------
+
+    /** Writes what the socket takes; tracks writability with hysteresis between the water marks. */
+    void flush() throws IOException {
+        if (!out.isEmpty()) {
+            long before = out.pendingBytes();
+            out.writeTo(channel);
+            if (out.pendingBytes() < before && wait == Wait.WRITE) waitFor(Wait.WRITE, true);
+        }
+        long pending = out.pendingBytes();
+        if (writable && pending >= home.options().waterMarks().high()) writable = false;
+        else if (!writable && pending <= home.options().waterMarks().low()) writable = true;
+        if (pending == 0 && state == State.CLOSING) closeLingering();
+    }
+
+    WriteQueue out() {
+        return out;
+    }
+
+    boolean isWritable() {
+        return writable;
+    }
+
+    EventLoop loop() {
+        return loop;
+    }
+
+    /** Called by a stream after it queued bytes; flushes and updates interest. */
+    void afterStreamWrite() {
+        try {
+            flush();
+        } catch (IOException e) {
+            LOG.debug("write_failed", "id", id, "cause", e);
+            close();
+            return;
+        }
+        updateWaitAndInterest();
+    }
+
+    // ---- closing ---------------------------------------------------------------------------------
+
+    /**
+     * Lingering close: shut down output (the client gets a FIN after the last response byte), then read
+     * and drop input until the client closes or the drain time or byte bound runs out. Closing with
+     * unread input would send a RST that can destroy the response in the client's receive buffer.
+     */
+    private void closeLingering() {
+        if (state == State.LINGERING || state == State.CLOSED) return;
+        state = State.LINGERING;
+        out.clear();
+        releaseInput();
+        try {
+            channel.shutdownOutput();
+        } catch (IOException e) {
+            close();
+            return;
+        }
+        drained = 0;
+        waitFor(Wait.LINGER, true);
+        updateInterest();
+    }
+
+    private void drain() throws IOException {
+        ByteBuffer scratch = home.buffers().acquire();
+        try {
+            int n;
+            while ((n = channel.read(scratch.clear())) > 0) {
+                drained += n;
+                if (drained > MAX_LINGER_DRAIN_BYTES) break;
+            }
+            if (n < 0 || drained > MAX_LINGER_DRAIN_BYTES) close();
+        } finally {
+            home.buffers().release(scratch);
+        }
+    }
+
+    void close() {
+        if (state == State.CLOSED) return;
+        state = State.CLOSED;
+        wait = Wait.NONE;
+        if (stream != null) stream.cancel();
+        if (key != null) key.cancel();
+        closeChannelQuietly();
+        out.clear();
+        releaseInput();
+        home.remove(this);
+    }
+
+    private void closeChannelQuietly() {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            LOG.debug("close_failed", "id", id, "cause", e);
+        }
+    }
+
+    private void releaseInput() {
+        if (in == null) return;
+        home.buffers().release(in);
+        in = null;
+    }
+
+    // ---- interest and timeouts -------------------------------------------------------------------
+
+    private void updateWaitAndInterest() {
+        if (state == State.CLOSED) return;
+        if (state == State.LINGERING) {
+            updateInterest();
+            return;
+        }
+        if (!out.isEmpty()) waitFor(Wait.WRITE, false);
+        else if (state != State.READING) waitFor(Wait.NONE, false);
+        else if (!parser.isReadingHead()) waitFor(Wait.BODY, false);
+        else if (in == null && parser.isBetweenRequests()) waitFor(Wait.IDLE, false);
+        else waitFor(Wait.HEAD, false);
+        updateInterest();
+    }
+
+    private void updateInterest() {
+        if (state == State.CLOSED || !key.isValid()) return;
+        int wanted = 0;
+        if ((state == State.READING && writable) || state == State.LINGERING) wanted |= SelectionKey.OP_READ;
+        if (!out.isEmpty()) wanted |= SelectionKey.OP_WRITE;
+        if (wanted != interest) {
+            key.interestOps(wanted);
+            interest = wanted;
+        }
+    }
+
+    /** Sets what the connection waits for; the deadline restarts when the wait changes or on {@code refresh}. */
+    private void waitFor(Wait next, boolean refresh) {
+        if (next == wait && !refresh) return;
+        wait = next;
+        var timeouts = home.options().timeouts();
+        long timeout = switch (next) {
+            case NONE -> 0;
+            case IDLE, BODY, WRITE -> timeouts.idle().toNanos();
+            case HEAD -> timeouts.headRead().toNanos();
+            case LINGER -> timeouts.lingerDrain().toNanos();
+        };
+        deadline = loop.nanoTime() + timeout;
+    }
+
+    @Override
+    public String toString() {
+        return "connection " + id + " (" + state + ")";
+    }
+}

@@ -1,0 +1,128 @@
+package keel.http.server;
+
+import keel.core.log.Log;
+import keel.core.loop.EventLoop;
+import keel.core.loop.LoopGroup;
+import keel.core.net.Acceptor;
+import keel.http.codec.Http1Parser;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The nio transport: an acceptor thread and a group of event loops that own the connections. */
+final class NioServer implements HttpServer.Listener {
+    private static final Log LOG = Log.of(NioServer.class);
+
+    private final ServerOptions options;
+    private final Dispatcher dispatcher;
+    private final Http1Parser.Limits parserLimits;
+    private final LoopGroup loops;
+    private final Map<EventLoop, LoopConnections> homes = new IdentityHashMap<>();
+    private final AtomicInteger openConnections = new AtomicInteger();
+    private final AtomicLong connectionIds = new AtomicLong();
+    private final Acceptor acceptor;
+    private volatile boolean stopping;
+
+    NioServer(ServerOptions options, Dispatcher dispatcher) throws IOException {
+        this.options = options;
+        this.dispatcher = dispatcher;
+        var limits = options.limits();
+        this.parserLimits = new Http1Parser.Limits(limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize());
+        this.loops = new LoopGroup(options.pools().loops(), "keel-loop");
+        for (EventLoop loop : loops.loops()) {
+            LoopConnections home = new LoopConnections(loop, this);
+            homes.put(loop, home);
+            loop.execute(home::startSweeping);
+        }
+        try {
+            this.acceptor = new Acceptor(new InetSocketAddress(options.host(), options.port()), limits.backlog(), loops, this::initialize);
+        } catch (IOException e) {
+            shutdownLoops();
+            throw e;
+        }
+        acceptor.start();
+    }
+
+    /** On the chosen loop's thread: sets up the connection, or refuses it past the connection limit. */
+    private void initialize(SocketChannel channel, EventLoop loop) {
+        LoopConnections home = homes.get(loop);
+        NioConnection connection = new NioConnection(connectionIds.incrementAndGet(), channel, home);
+        boolean overLimit = openConnections.incrementAndGet() > options.limits().maxConnections();
+        home.add(connection);
+        try {
+            connection.open();
+        } catch (IOException e) {
+            LOG.debug("register_failed", "cause", e);
+            connection.close();
+            return;
+        }
+        if (overLimit) {
+            LOG.debug("connection_refused", "reason", "max_connections", "limit", options.limits().maxConnections());
+            connection.refuse(Responses.overloaded("connection limit reached (" + options.limits().maxConnections() + ")"));
+        }
+    }
+
+    void onClosed() {
+        openConnections.decrementAndGet();
+    }
+
+    ServerOptions options() {
+        return options;
+    }
+
+    Http1Parser.Limits parserLimits() {
+        return parserLimits;
+    }
+
+    Dispatcher dispatcher() {
+        return dispatcher;
+    }
+
+    boolean isStopping() {
+        return stopping;
+    }
+
+    @Override
+    public InetSocketAddress address() throws IOException {
+        return acceptor.localAddress();
+    }
+
+    @Override
+    public int openConnections() {
+        return openConnections.get();
+    }
+
+    @Override
+    public void stop() throws IOException {
+        stopping = true;
+        acceptor.close();
+        CountDownLatch closed = new CountDownLatch(loops.size());
+        for (EventLoop loop : loops.loops()) {
+            loop.execute(() -> {
+                homes.get(loop).closeAll();
+                closed.countDown();
+            });
+        }
+        try {
+            closed.await(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        shutdownLoops();
+    }
+
+    private void shutdownLoops() {
+        try {
+            loops.shutdown(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

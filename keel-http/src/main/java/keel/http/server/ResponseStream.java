@@ -1,0 +1,124 @@
+package keel.http.server;
+
+import keel.core.log.Log;
+import keel.http.Request;
+import keel.http.Response;
+import keel.http.codec.Http1Writer;
+
+import java.util.concurrent.Flow;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * Sends a streamed response body on the nio transport: one chunk per item, pulled one at a time and
+ * only while the connection is writable, so a slow client holds at most the high water mark of
+ * output. Every subscriber callback hops onto the connection's loop.
+ */
+final class ResponseStream implements Flow.Subscriber<byte[]> {
+    private static final Log LOG = Log.of(ResponseStream.class);
+
+    private final NioConnection connection;
+    private final Response response;
+    private final boolean chunked;
+    private final boolean close;
+    private Flow.Subscription subscription;
+    private boolean demanded;
+    private boolean done;
+    private boolean requesting;
+    private boolean requestAgain;
+
+    ResponseStream(NioConnection connection, Response response, Request request, boolean close) {
+        this.connection = connection;
+        this.response = response;
+        // An HTTP/1.0 client cannot read chunks: the body then ends when the connection closes.
+        this.chunked = request.isHttp11();
+        this.close = close || !chunked;
+    }
+
+    void start() {
+        Http1Writer.writeHead(connection.out(), response,
+                chunked ? Http1Writer.BodyFraming.CHUNKED : Http1Writer.BodyFraming.UNTIL_CLOSE, -1, close, false);
+        connection.afterStreamWrite();
+        response.stream().subscribe(this);
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription s) {
+        onLoop(() -> {
+            if (done || subscription != null) {
+                s.cancel();
+                return;
+            }
+            subscription = s;
+            resume();
+        });
+    }
+
+    @Override
+    public void onNext(byte[] item) {
+        onLoop(() -> {
+            if (done) return;
+            demanded = false;
+            if (chunked) Http1Writer.writeChunk(connection.out(), item);
+            else connection.out().put(item);
+            connection.afterStreamWrite();
+            resume();
+        });
+    }
+
+    @Override
+    public void onError(Throwable failure) {
+        onLoop(() -> {
+            if (done) return;
+            done = true;
+            LOG.warn("response_stream_failed", "connection", connection, "cause", failure);
+            connection.close(); // a truncated body, never a false end
+        });
+    }
+
+    @Override
+    public void onComplete() {
+        onLoop(() -> {
+            if (done) return;
+            done = true;
+            if (chunked) Http1Writer.writeLastChunk(connection.out());
+            connection.finishExchange(close);
+        });
+    }
+
+    /** Requests the next item if none is outstanding and the connection can take more; loop thread. */
+    void resume() {
+        if (requesting) {
+            requestAgain = true; // a synchronous publisher: loop here instead of recursing
+            return;
+        }
+        requesting = true;
+        try {
+            do {
+                requestAgain = false;
+                if (!done && subscription != null && !demanded && connection.isWritable()) {
+                    demanded = true;
+                    subscription.request(1);
+                }
+            } while (requestAgain);
+        } finally {
+            requesting = false;
+        }
+    }
+
+    void cancel() {
+        done = true;
+        if (subscription != null) subscription.cancel();
+    }
+
+    private void onLoop(Runnable action) {
+        if (connection.loop().inEventLoop()) {
+            action.run();
+            return;
+        }
+        try {
+            connection.loop().execute(action);
+        } catch (RejectedExecutionException e) {
+            if (subscription != null) subscription.cancel();
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package keel.http.server;
+
+import keel.core.log.Log;
+import keel.http.HttpStatusException;
+import keel.http.Response;
+
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/** The one place where errors become responses: a status and a short plain-text reason. */
+final class Responses {
+    private static final Log LOG = Log.of(Responses.class);
+
+    private Responses() {
+    }
+
+    static Response error(int status, String reason) {
+        return Response.text(status, reason + "\n");
+    }
+
+    static Response notFound() {
+        return error(404, "no route for this path");
+    }
+
+    static Response methodNotAllowed(Set<String> allowed) {
+        return error(405, "method not allowed").header("Allow", String.join(", ", allowed));
+    }
+
+    /** A fast refusal under load: the client may retry after a second. */
+    static Response overloaded(String reason) {
+        return error(503, reason).header("Retry-After", "1");
+    }
+
+    static Response forException(Throwable failure, Object request) {
+        Throwable cause = unwrap(failure);
+        if (cause instanceof HttpStatusException status) return error(status.status(), status.reason());
+        LOG.error("handler_failed", cause, "request", request);
+        return error(500, "internal server error");
+    }
+
+    static Throwable unwrap(Throwable failure) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+}

@@ -1,0 +1,195 @@
+package keel.http.server;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Every knob of an {@link HttpServer}, immutable, with all defaults in {@link Builder}. The YAML keys
+ * and CLI flags of each component are listed in {@link ConfigKeys}.
+ *
+ * @param host      address to bind
+ * @param port      port to bind; 0 picks a free one
+ * @param transport {@code nio} or {@code blocking}
+ * @param execution default execution of routes that do not set one (nio transport)
+ * @param threads   thread kind of the blocking transport
+ */
+public record ServerOptions(String host, int port, Transport transport, Execution execution, Threads threads,
+                            Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks) {
+
+    public ServerOptions {
+        Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(transport, "transport");
+        Objects.requireNonNull(execution, "execution");
+        Objects.requireNonNull(threads, "threads");
+        if (port < 0 || port > 65_535) throw new IllegalArgumentException("port must be in 0..65535: " + port);
+    }
+
+    /**
+     * @param backlog        pending connections the OS queues before accept
+     * @param maxConnections open connections; past it a new connection gets 503 and a lingering close
+     * @param maxHeadSize    request line plus header fields in bytes (431; 414 for the request line)
+     * @param maxHeaderCount header fields per request (431)
+     * @param maxBodySize    request body in bytes (413)
+     */
+    public record Limits(int backlog, int maxConnections, int maxHeadSize, int maxHeaderCount, long maxBodySize) {
+        public Limits {
+            positive("backlog", backlog);
+            positive("max-connections", maxConnections);
+            if (maxHeadSize < 256 || maxHeadSize > 1 << 20) throw new IllegalArgumentException("max-head-size must be in 256..1MiB");
+            positive("max-header-count", maxHeaderCount);
+            if (maxBodySize < 0 || maxBodySize > Integer.MAX_VALUE - 16) {
+                throw new IllegalArgumentException("max-body-size must be in 0..2GiB");
+            }
+        }
+    }
+
+    /**
+     * @param headRead    from a request's first byte to the end of its head (408)
+     * @param idle        a keep-alive connection with no request in progress, or a stalled body or write
+     * @param lingerDrain how long a closing connection drains unread input before it closes
+     * @param grace       how long {@link HttpServer#stop} lets in-flight requests finish
+     */
+    public record Timeouts(Duration headRead, Duration idle, Duration lingerDrain, Duration grace) {
+        public Timeouts {
+            positive("head-read", headRead);
+            positive("idle", idle);
+            positive("linger-drain", lingerDrain);
+            Objects.requireNonNull(grace, "grace");
+        }
+    }
+
+    /**
+     * @param loops             event loops of the nio transport
+     * @param workerThreads     platform threads of the worker pool
+     * @param workerQueue       requests waiting for a worker (503 past it)
+     * @param virtualThreadLimit requests running on virtual threads at once (503 past it)
+     * @param blockingThreads   platform threads of the blocking transport (one per connection)
+     * @param blockingQueue     accepted connections waiting for a blocking thread (503 past it)
+     */
+    public record Pools(int loops, int workerThreads, int workerQueue, int virtualThreadLimit,
+                        int blockingThreads, int blockingQueue) {
+        public Pools {
+            positive("loops", loops);
+            positive("worker-pool.threads", workerThreads);
+            positive("worker-pool.queue", workerQueue);
+            positive("virtual-threads.max-concurrent", virtualThreadLimit);
+            positive("blocking.platform-threads", blockingThreads);
+            positive("blocking.queue", blockingQueue);
+        }
+    }
+
+    /**
+     * A connection stops reading (and a streamed body stops pulling) once {@code high} bytes wait to
+     * be written, and resumes below {@code low}.
+     */
+    public record WaterMarks(int high, int low) {
+        public WaterMarks {
+            positive("write.high-water-mark", high);
+            if (low < 0 || low >= high) throw new IllegalArgumentException("write.low-water-mark must be in 0..high-water-mark");
+        }
+    }
+
+    public static ServerOptions defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public Builder toBuilder() {
+        Builder b = new Builder();
+        b.host = host;
+        b.port = port;
+        b.transport = transport;
+        b.execution = execution;
+        b.threads = threads;
+        b.backlog = limits.backlog();
+        b.maxConnections = limits.maxConnections();
+        b.maxHeadSize = limits.maxHeadSize();
+        b.maxHeaderCount = limits.maxHeaderCount();
+        b.maxBodySize = limits.maxBodySize();
+        b.headReadTimeout = timeouts.headRead();
+        b.idleTimeout = timeouts.idle();
+        b.lingerDrain = timeouts.lingerDrain();
+        b.grace = timeouts.grace();
+        b.loops = pools.loops();
+        b.workerThreads = pools.workerThreads();
+        b.workerQueue = pools.workerQueue();
+        b.virtualThreadLimit = pools.virtualThreadLimit();
+        b.blockingThreads = pools.blockingThreads();
+        b.blockingQueue = pools.blockingQueue();
+        b.highWaterMark = waterMarks.high();
+        b.lowWaterMark = waterMarks.low();
+        return b;
+    }
+
+    private static void positive(String name, long value) {
+        if (value < 1) throw new IllegalArgumentException(name + " must be >= 1: " + value);
+    }
+
+    private static void positive(String name, Duration value) {
+        Objects.requireNonNull(value, name);
+        if (value.isNegative() || value.isZero()) throw new IllegalArgumentException(name + " must be > 0: " + value);
+    }
+
+    /** Flat setters named after the components; every default lives here. */
+    public static final class Builder {
+        private String host = "0.0.0.0";
+        private int port = 8080;
+        private Transport transport = Transport.NIO;
+        private Execution execution = Execution.VIRTUAL_THREAD;
+        private Threads threads = Threads.VIRTUAL;
+        private int backlog = 1024;
+        private int maxConnections = 10_000;
+        private int maxHeadSize = 8 * 1024;
+        private int maxHeaderCount = 100;
+        private long maxBodySize = 10L * 1024 * 1024;
+        private Duration headReadTimeout = Duration.ofSeconds(10);
+        private Duration idleTimeout = Duration.ofSeconds(60);
+        private Duration lingerDrain = Duration.ofSeconds(2);
+        private Duration grace = Duration.ofSeconds(30);
+        private int loops = Runtime.getRuntime().availableProcessors();
+        private int workerThreads = 200;
+        private int workerQueue = 1000;
+        private int virtualThreadLimit = 10_000;
+        private int blockingThreads = 150;
+        private int blockingQueue = 1000;
+        private int highWaterMark = 64 * 1024;
+        private int lowWaterMark = 32 * 1024;
+
+        private Builder() {
+        }
+
+        public Builder host(String host) { this.host = host; return this; }
+        public Builder port(int port) { this.port = port; return this; }
+        public Builder transport(Transport transport) { this.transport = transport; return this; }
+        public Builder execution(Execution execution) { this.execution = execution; return this; }
+        public Builder threads(Threads threads) { this.threads = threads; return this; }
+        public Builder backlog(int backlog) { this.backlog = backlog; return this; }
+        public Builder maxConnections(int maxConnections) { this.maxConnections = maxConnections; return this; }
+        public Builder maxHeadSize(int maxHeadSize) { this.maxHeadSize = maxHeadSize; return this; }
+        public Builder maxHeaderCount(int maxHeaderCount) { this.maxHeaderCount = maxHeaderCount; return this; }
+        public Builder maxBodySize(long maxBodySize) { this.maxBodySize = maxBodySize; return this; }
+        public Builder headReadTimeout(Duration headReadTimeout) { this.headReadTimeout = headReadTimeout; return this; }
+        public Builder idleTimeout(Duration idleTimeout) { this.idleTimeout = idleTimeout; return this; }
+        public Builder lingerDrain(Duration lingerDrain) { this.lingerDrain = lingerDrain; return this; }
+        public Builder grace(Duration grace) { this.grace = grace; return this; }
+        public Builder loops(int loops) { this.loops = loops; return this; }
+        public Builder workerThreads(int workerThreads) { this.workerThreads = workerThreads; return this; }
+        public Builder workerQueue(int workerQueue) { this.workerQueue = workerQueue; return this; }
+        public Builder virtualThreadLimit(int virtualThreadLimit) { this.virtualThreadLimit = virtualThreadLimit; return this; }
+        public Builder blockingThreads(int blockingThreads) { this.blockingThreads = blockingThreads; return this; }
+        public Builder blockingQueue(int blockingQueue) { this.blockingQueue = blockingQueue; return this; }
+        public Builder highWaterMark(int highWaterMark) { this.highWaterMark = highWaterMark; return this; }
+        public Builder lowWaterMark(int lowWaterMark) { this.lowWaterMark = lowWaterMark; return this; }
+
+        public ServerOptions build() {
+            return new ServerOptions(host, port, transport, execution, threads,
+                    new Limits(backlog, maxConnections, maxHeadSize, maxHeaderCount, maxBodySize),
+                    new Timeouts(headReadTimeout, idleTimeout, lingerDrain, grace),
+                    new Pools(loops, workerThreads, workerQueue, virtualThreadLimit, blockingThreads, blockingQueue),
+                    new WaterMarks(highWaterMark, lowWaterMark));
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package keel.lab;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import keel.http.HttpStatusException;
+import keel.http.Request;
+import keel.http.Response;
+import keel.http.router.Router;
+
+/**
+ * The benchmark surface users of other servers already know. No route sets an execution, so the
+ * server's default (the {@code --execution} flag) applies to all of them and the modes compare the
+ * same handlers.
+ */
+public final class BenchmarkRoutes {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int MAX_SIEVE = 10_000_000;
+
+    record Greeting(String message, String server, String version) {
+    }
+
+    record JsonPayload(String status, long timestamp, Greeting data) {
+    }
+
+    private BenchmarkRoutes() {
+    }
+
+    public static Router register(Router router) {
+        return router
+                .get("/benchmark/hello", request -> Response.ok("Hello, World!"))
+                .get("/benchmark/json", BenchmarkRoutes::json)
+                .get("/benchmark/cpu", request -> {
+                    int n = intParam(request, "n", 35, 0, 92);
+                    return Response.ok("fibonacci(" + n + ") = " + fibonacci(n));
+                })
+                .get("/benchmark/cpu-heavy", request -> {
+                    int limit = intParam(request, "limit", 10_000, 2, MAX_SIEVE);
+                    return Response.ok("primes up to " + limit + ": " + countPrimes(limit));
+                })
+                .get("/benchmark/latency", request -> {
+                    int ms = intParam(request, "ms", 100, 0, 60_000);
+                    Thread.sleep(ms); // the blocking downstream stand-in: blocks whatever thread runs it
+                    return Response.ok("slept " + ms + " ms");
+                })
+                .get("/benchmark/mixed", request -> {
+                    long fib = fibonacci(20);
+                    Thread.sleep(50);
+                    return Response.ok("fibonacci(20) = " + fib + ", slept 50 ms");
+                })
+                .get("/benchmark/health", request -> Response.ok("OK"));
+    }
+
+    private static Response json(Request request) throws Exception {
+        JsonPayload payload = new JsonPayload("ok", System.currentTimeMillis(),
+                new Greeting("Hello, World!", "keel", Version.VALUE));
+        return Response.json(JSON.writeValueAsBytes(payload));
+    }
+
+    /** Iterative, so the cost is linear in n; 92 is the largest n whose value fits a long. */
+    static long fibonacci(int n) {
+        long previous = 0;
+        long current = 1;
+        if (n == 0) return 0;
+        for (int i = 1; i < n; i++) {
+            long next = previous + current;
+            previous = current;
+            current = next;
+        }
+        return current;
+    }
+
+    /** Sieve of Eratosthenes: the number of primes {@code <= limit}. */
+    static int countPrimes(int limit) {
+        boolean[] composite = new boolean[limit + 1];
+        int count = 0;
+        for (int i = 2; i <= limit; i++) {
+            if (composite[i]) continue;
+            count++;
+            for (long multiple = (long) i * i; multiple <= limit; multiple += i) composite[(int) multiple] = true;
+        }
+        return count;
+    }
+
+    static int intParam(Request request, String name, int fallback, int min, int max) {
+        String text = request.queryParam(name).orElse(null);
+        if (text == null) return fallback;
+        try {
+            int value = Integer.parseInt(text.trim());
+            if (value >= min && value <= max) return value;
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw new HttpStatusException(400, "query parameter '" + name + "' must be an integer in " + min + ".." + max + ", got '" + text + "'");
+    }
+}
