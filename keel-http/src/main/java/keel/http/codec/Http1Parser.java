@@ -115,10 +115,14 @@ public final class Http1Parser {
         int limit = base + in.limit();
         if (scanned == 0) {
             // RFC 9112 §2.2: ignore empty lines received before the request line.
-            while (start < limit && (a[start] == '\n' || (a[start] == '\r' && start + 1 < limit && a[start + 1] == '\n'))) {
-                start += a[start] == '\r' ? 2 : 1;
+            while (start < limit && (a[start] == '\n' || a[start] == '\r')) {
+                if (a[start] == '\n') start++;
+                else if (start + 1 == limit) break; // a CR whose LF has not arrived yet
+                else if (a[start + 1] == '\n') start += 2;
+                else break;
             }
             in.position(start - base);
+            if (start == limit || (a[start] == '\r' && start + 1 == limit)) return ParseResult.NEED_MORE;
         }
         int end = findEndOfHead(a, start + scanned, limit);
         if (end < 0) {

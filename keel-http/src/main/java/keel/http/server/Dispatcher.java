@@ -1,5 +1,6 @@
 package keel.http.server;
 
+import keel.http.HttpStatusException;
 import keel.http.Request;
 import keel.http.Response;
 import keel.http.router.Route;
@@ -7,7 +8,9 @@ import keel.http.router.RouteMatch;
 import keel.http.router.RouteTable;
 
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
@@ -45,33 +48,40 @@ final class Dispatcher implements AutoCloseable {
 
     /** Routes {@code request} and answers through {@code done}, possibly before this method returns. */
     void dispatch(Request request, Consumer<Response> done) {
-        switch (routes.match(request.method(), request.path())) {
-            case RouteMatch.NotFound notFound -> done.accept(Responses.notFound());
-            case RouteMatch.MethodNotAllowed notAllowed -> done.accept(Responses.methodNotAllowed(notAllowed.allowed()));
-            case RouteMatch.Found found -> run(found.route(), request.withPathParams(found.pathParams()), done);
-        }
+        resolve(request, done, false);
     }
 
     /** For the blocking transport: routes and runs the handler on the calling thread, waiting for an async one. */
     Response respond(Request request) {
-        Response[] answer = new Response[1];
-        java.util.concurrent.CountDownLatch latch = new java.util.concurrent.CountDownLatch(1);
-        Consumer<Response> done = response -> {
-            answer[0] = response;
-            latch.countDown();
-        };
-        switch (routes.match(request.method(), request.path())) {
-            case RouteMatch.NotFound notFound -> done.accept(Responses.notFound());
-            case RouteMatch.MethodNotAllowed notAllowed -> done.accept(Responses.methodNotAllowed(notAllowed.allowed()));
-            case RouteMatch.Found found -> invoke(found.route(), request.withPathParams(found.pathParams()), done);
-        }
+        CompletableFuture<Response> answer = new CompletableFuture<>();
+        resolve(request, answer::complete, true);
         try {
-            latch.await();
+            return answer.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Responses.overloaded("server is stopping");
+        } catch (ExecutionException e) {
+            return Responses.forException(e, request); // not reached: invoke always completes normally
         }
-        return answer[0];
+    }
+
+    private void resolve(Request request, Consumer<Response> done, boolean onCallingThread) {
+        RouteMatch match;
+        try {
+            match = routes.match(request.method(), request.path());
+        } catch (HttpStatusException badPath) {
+            done.accept(Responses.forException(badPath, request));
+            return;
+        }
+        switch (match) {
+            case RouteMatch.NotFound notFound -> done.accept(Responses.notFound());
+            case RouteMatch.MethodNotAllowed notAllowed -> done.accept(Responses.methodNotAllowed(notAllowed.allowed()));
+            case RouteMatch.Found found -> {
+                Request routed = request.withPathParams(found.pathParams());
+                if (onCallingThread) invoke(found.route(), routed, done);
+                else run(found.route(), routed, done);
+            }
+        }
     }
 
     private void run(Route route, Request request, Consumer<Response> done) {

@@ -1,0 +1,69 @@
+package keel.http.router;
+
+import keel.http.Response;
+import keel.http.server.Execution;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RouterTest {
+    private static final keel.http.Handler OK = request -> Response.ok("ok");
+
+    @Test
+    void matchesLiteralPathsAndExtractsDecodedParameters() {
+        RouteTable table = new Router()
+                .get("/users", OK)
+                .get("/users/{id}", OK)
+                .get("/users/{id}/orders/{order}", OK)
+                .freeze();
+        assertThat(table.match("GET", "/users")).isInstanceOf(RouteMatch.Found.class);
+        RouteMatch.Found found = (RouteMatch.Found) table.match("GET", "/users/a%20b/orders/7");
+        assertThat(found.route().path()).isEqualTo("/users/{id}/orders/{order}");
+        assertThat(found.pathParams()).isEqualTo(Map.of("id", "a b", "order", "7"));
+        assertThat(table.match("GET", "/users/")).isEqualTo(RouteMatch.NOT_FOUND);
+        assertThat(table.match("GET", "/users/1/orders")).isEqualTo(RouteMatch.NOT_FOUND);
+        assertThat(table.match("GET", "/nothing")).isEqualTo(RouteMatch.NOT_FOUND);
+    }
+
+    @Test
+    void answersMethodNotAllowedWithTheMethodsThePathHas() {
+        RouteTable table = new Router().get("/items/{id}", OK).put("/items/{id}", OK).post("/items", OK).freeze();
+        assertThat(table.match("DELETE", "/items/3")).isEqualTo(new RouteMatch.MethodNotAllowed(java.util.Set.of("GET", "HEAD", "PUT")));
+        assertThat(table.match("GET", "/items")).isEqualTo(new RouteMatch.MethodNotAllowed(java.util.Set.of("POST")));
+    }
+
+    @Test
+    void headFallsBackToGet() {
+        RouteTable table = new Router().get("/page", OK).freeze();
+        assertThat(table.match("HEAD", "/page")).isInstanceOf(RouteMatch.Found.class);
+    }
+
+    @Test
+    void routesDeclaredThroughAnExecutionViewCarryIt() {
+        Router router = new Router().get("/default", OK);
+        router.with(Execution.WORKER_POOL).get("/pooled", OK);
+        RouteTable table = router.freeze();
+        assertThat(((RouteMatch.Found) table.match("GET", "/default")).route().execution()).isNull();
+        assertThat(((RouteMatch.Found) table.match("GET", "/pooled")).route().execution()).isEqualTo(Execution.WORKER_POOL);
+    }
+
+    @Test
+    void refusesDuplicatesBadPatternsAndLateRoutes() {
+        Router router = new Router().get("/a", OK);
+        assertThatThrownBy(() -> router.get("/a", OK)).hasMessageContaining("twice");
+        assertThatThrownBy(() -> router.get("no-slash", OK)).hasMessageContaining("starts with '/'");
+        assertThatThrownBy(() -> router.get("/x{y}", OK)).hasMessageContaining("whole segment");
+        router.freeze();
+        assertThatThrownBy(() -> router.get("/b", OK)).isInstanceOf(IllegalStateException.class).hasMessageContaining("frozen");
+    }
+
+    @Test
+    void aMalformedEscapeInAPathParameterIsABadRequest() {
+        RouteTable table = new Router().get("/f/{name}", OK).freeze();
+        assertThatThrownBy(() -> table.match("GET", "/f/%zz"))
+                .isInstanceOf(keel.http.HttpStatusException.class).hasMessageContaining("percent");
+    }
+}

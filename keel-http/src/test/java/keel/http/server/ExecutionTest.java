@@ -1,0 +1,177 @@
+package keel.http.server;
+
+import keel.http.Response;
+import keel.http.router.Router;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Which thread runs a handler under each execution and transport, and what happens when a pool is full. */
+class ExecutionTest {
+    private static final HttpClient CLIENT = HttpClient.newHttpClient();
+
+    private static String threadInfo() {
+        Thread t = Thread.currentThread();
+        return (t.isVirtual() ? "virtual:" : "platform:") + t.getName();
+    }
+
+    private static String get(TestServer server, String path) throws Exception {
+        HttpResponse<String> response = CLIENT.send(HttpRequest.newBuilder(server.uri(path)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(200);
+        return response.body();
+    }
+
+    private static Router threadRoutes(Router router) {
+        return router
+                .get("/sync", request -> Response.ok(threadInfo()))
+                .getAsync("/async", request -> CompletableFuture.completedFuture(Response.ok(threadInfo())))
+                .getAsync("/async-later", request -> CompletableFuture.supplyAsync(() -> Response.ok(threadInfo()),
+                        CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS)));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Execution.class)
+    void runsSyncAndAsyncHandlersWhereTheExecutionSays(Execution execution) throws Exception {
+        try (TestServer server = TestServer.start(threadRoutes(new Router()), b -> b.execution(execution))) {
+            String expected = switch (execution) {
+                case EVENT_LOOP -> "platform:keel-loop-";
+                case WORKER_POOL -> "platform:keel-worker-";
+                case VIRTUAL_THREAD -> "virtual:keel-vt-";
+            };
+            assertThat(get(server, "/sync")).startsWith(expected);
+            assertThat(get(server, "/async")).startsWith(expected);
+            // Completed later on another thread: still answered, through the connection's own loop.
+            assertThat(get(server, "/async-later")).doesNotStartWith(expected);
+        }
+    }
+
+    @Test
+    void aRouteOverridesTheServerExecution() throws Exception {
+        Router router = new Router().get("/default", request -> Response.ok(threadInfo()));
+        router.with(Execution.EVENT_LOOP).get("/loop", request -> Response.ok(threadInfo()));
+        router.with(Execution.WORKER_POOL).get("/worker", request -> Response.ok(threadInfo()));
+        try (TestServer server = TestServer.start(router, b -> b.execution(Execution.VIRTUAL_THREAD))) {
+            assertThat(get(server, "/default")).startsWith("virtual:keel-vt-");
+            assertThat(get(server, "/loop")).startsWith("platform:keel-loop-");
+            assertThat(get(server, "/worker")).startsWith("platform:keel-worker-");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Threads.class)
+    void theBlockingTransportRunsHandlersOnTheConnectionThread(Threads threads) throws Exception {
+        try (TestServer server = TestServer.start(threadRoutes(new Router()), b -> b.transport(Transport.BLOCKING).threads(threads))) {
+            String expected = threads == Threads.PLATFORM ? "platform:keel-conn-" : "virtual:keel-conn-vt-";
+            assertThat(get(server, "/sync")).startsWith(expected);
+            assertThat(get(server, "/async")).startsWith(expected);
+            assertThat(get(server, "/async-later")).isNotEmpty();
+        }
+    }
+
+    @Test
+    void aFullWorkerPoolAnswers503WithRetryAfterAtOnce() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        Router router = new Router().get("/block", request -> {
+            release.await(10, TimeUnit.SECONDS);
+            return Response.ok("done");
+        });
+        try (TestServer server = TestServer.start(router, b -> b.execution(Execution.WORKER_POOL).workerThreads(1).workerQueue(1))) {
+            assertRefusedWhenFull(server, release, 2, "worker pool is full");
+        }
+    }
+
+    @Test
+    void theVirtualThreadLimitAnswers503AtOnce() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        Router router = new Router().get("/block", request -> {
+            release.await(10, TimeUnit.SECONDS);
+            return Response.ok("done");
+        });
+        try (TestServer server = TestServer.start(router, b -> b.execution(Execution.VIRTUAL_THREAD).virtualThreadLimit(2))) {
+            assertRefusedWhenFull(server, release, 2, "concurrency limit");
+        }
+    }
+
+    @Test
+    void busyBlockingPlatformThreadsAnswer503ToNewConnections() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        Router router = new Router().get("/block", request -> {
+            release.await(10, TimeUnit.SECONDS);
+            return Response.ok("done");
+        });
+        try (TestServer server = TestServer.start(router, b -> b.transport(Transport.BLOCKING).threads(Threads.PLATFORM)
+                .blockingThreads(1).blockingQueue(1))) {
+            assertRefusedWhenFull(server, release, 2, "threads are busy");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void connectionsPastTheLimitGet503AndACleanClose(Transport transport) throws Exception {
+        try (TestServer server = TestServer.start(new Router().get("/", request -> Response.ok("hi")), b -> b.transport(transport).maxConnections(1));
+             RawClient first = server.raw()) {
+            first.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n");
+            assertThat(first.read().status()).isEqualTo(200);
+            try (RawClient second = server.raw()) {
+                RawClient.RawResponse refused = second.read();
+                assertThat(refused.status()).isEqualTo(503);
+                assertThat(refused.body()).contains("connection limit");
+                assertThat(refused.header("connection")).isEqualTo("close");
+                assertThat(second.closedByServer()).isTrue();
+            }
+            first.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n");
+            assertThat(first.read().status()).isEqualTo(200);
+        }
+    }
+
+    /**
+     * Occupies {@code capacity} slots with requests that wait on {@code release} (each on its own
+     * connection), then checks the next request is refused with 503 at once and the held ones finish.
+     */
+    private static void assertRefusedWhenFull(TestServer server, CountDownLatch release, int capacity, String reason) throws Exception {
+        List<RawClient> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < capacity; i++) {
+                RawClient client = server.raw();
+                client.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n");
+                held.add(client);
+            }
+            awaitBusy(server, capacity);
+            try (RawClient extra = server.raw()) {
+                extra.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n");
+                RawClient.RawResponse refused = extra.timeout(5_000).read();
+                assertThat(refused.status()).isEqualTo(503);
+                assertThat(refused.header("retry-after")).isEqualTo("1");
+                assertThat(refused.body()).contains(reason);
+            }
+            release.countDown();
+            // One by one, closing each: on the blocking transport a queued connection gets a thread
+            // only when the keep-alive connection before it ends.
+            for (RawClient client : held) {
+                assertThat(client.read().body()).isEqualTo("done");
+                client.close();
+            }
+        } finally {
+            release.countDown();
+            held.forEach(RawClient::close);
+        }
+    }
+
+    /** Waits until the server has accepted the held connections (their requests are then in flight). */
+    private static void awaitBusy(TestServer server, int connections) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (server.server().openConnections() < connections && System.nanoTime() < deadline) Thread.sleep(5);
+        Thread.sleep(100); // the requests on those connections reach their handlers
+    }
+}

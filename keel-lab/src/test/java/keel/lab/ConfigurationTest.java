@@ -1,0 +1,109 @@
+package keel.lab;
+
+import keel.http.server.ConfigKeys;
+import keel.http.server.Execution;
+import keel.http.server.ServerOptions;
+import keel.http.server.Threads;
+import keel.http.server.Transport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ConfigurationTest {
+    @TempDir
+    Path dir;
+
+    private Path yaml(String text) throws Exception {
+        return Files.writeString(dir.resolve("keel.yaml"), text);
+    }
+
+    @Test
+    void readsEveryKindOfValueFromYamlAndLetsFlagsOverrideIt() throws Exception {
+        Path file = yaml("""
+                server:
+                  port: 9090
+                  transport: blocking
+                  threads: platform
+                  execution: worker-pool
+                limits:
+                  max-head-size: 16KiB
+                  max-body-size: 1MiB
+                timeouts:
+                  head-read: 500ms
+                  idle: 2m
+                worker-pool:
+                  threads: 8
+                """);
+        ServerOptions options = Main.options(List.of("--config", file.toString(), "--port", "7070"));
+        assertThat(options.port()).isEqualTo(7070);
+        assertThat(options.transport()).isEqualTo(Transport.BLOCKING);
+        assertThat(options.threads()).isEqualTo(Threads.PLATFORM);
+        assertThat(options.execution()).isEqualTo(Execution.WORKER_POOL);
+        assertThat(options.limits().maxHeadSize()).isEqualTo(16 * 1024);
+        assertThat(options.limits().maxBodySize()).isEqualTo(1024 * 1024);
+        assertThat(options.timeouts().headRead()).isEqualTo(Duration.ofMillis(500));
+        assertThat(options.timeouts().idle()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(options.pools().workerThreads()).isEqualTo(8);
+        assertThat(options.pools().workerQueue()).isEqualTo(1000);
+    }
+
+    @Test
+    void everyKeyRoundTripsThroughItsFlagAndItsYamlKey() {
+        ServerOptions defaults = ServerOptions.defaults();
+        for (ConfigKeys.Key key : ConfigKeys.ALL) {
+            ServerOptions.Builder viaFlag = ServerOptions.builder();
+            ConfigKeys.applyFlag(viaFlag, key.flag(), key.valueIn(defaults));
+            assertThat(key.valueIn(viaFlag.build())).as(key.flag()).isEqualTo(key.valueIn(defaults));
+            ServerOptions.Builder viaYaml = ServerOptions.builder();
+            ConfigKeys.applyYaml(viaYaml, key.yaml(), key.valueIn(defaults), "test");
+            assertThat(viaYaml.build()).as(key.yaml()).isEqualTo(defaults);
+        }
+    }
+
+    @Test
+    void refusesUnknownKeysNamingThemAndTheFile() throws Exception {
+        Path file = yaml("server:\n  prot: 80\n");
+        assertThatThrownBy(() -> Main.options(List.of("--config", file.toString())))
+                .isInstanceOf(ConfigKeys.ConfigException.class)
+                .hasMessageContaining("server.prot").hasMessageContaining(file.toString());
+    }
+
+    @Test
+    void refusesBadValuesNamingTheKey() throws Exception {
+        Path file = yaml("timeouts:\n  idle: soon\n");
+        assertThatThrownBy(() -> Main.options(List.of("--config", file.toString())))
+                .hasMessageContaining("timeouts.idle").hasMessageContaining("'soon'").hasMessageContaining("duration");
+        assertThatThrownBy(() -> Main.options(List.of("--port", "70000"))).hasMessageContaining("--port").hasMessageContaining("0..65535");
+        assertThatThrownBy(() -> Main.options(List.of("--execution", "fast"))).hasMessageContaining("event-loop|worker-pool|virtual-thread");
+        assertThatThrownBy(() -> Main.options(List.of("--porr", "1"))).hasMessageContaining("unknown flag '--porr'");
+        assertThatThrownBy(() -> Main.options(List.of("--port"))).hasMessageContaining("--port needs a value");
+        assertThatThrownBy(() -> Main.options(List.of("--write-low-water-mark", "128KiB")))
+                .hasMessageContaining("write.low-water-mark");
+    }
+
+    @Test
+    void serveRefusesABadConfigurationWithExitCode2AndAMessage() throws Exception {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Main.run(List.of("serve", "--threads", "many"), new PrintStream(new ByteArrayOutputStream()), new PrintStream(err));
+        assertThat(code).isEqualTo(2);
+        assertThat(err.toString()).contains("--threads").contains("platform|virtual");
+    }
+
+    @Test
+    void helpListsEveryFlagWithItsKeyAndDefault() throws Exception {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertThat(Main.run(List.of("--help"), new PrintStream(out), System.err)).isZero();
+        for (ConfigKeys.Key key : ConfigKeys.ALL) {
+            assertThat(out.toString()).contains(key.flag()).contains(key.yaml());
+        }
+    }
+}
