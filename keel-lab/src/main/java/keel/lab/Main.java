@@ -88,6 +88,7 @@ public final class Main {
 
                 Usage:
                   bin/keel serve [--config keel.yaml] [flags]   serve the lab app (benchmark routes)
+                  bin/keel test [maven args]                   build and run every test (mvn verify on JDK 25)
                   bin/keel --help                              this text
 
                 The lab app serves GET /benchmark/hello, /benchmark/json, /benchmark/cpu?n=35,
