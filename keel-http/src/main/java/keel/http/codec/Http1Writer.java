@@ -21,8 +21,11 @@ public final class Http1Writer {
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(ISO_8859_1);
     private static final byte[][] STATUS_LINES = new byte[1000][];
 
-    /** How the body after the head is delimited. */
-    public enum BodyFraming { FIXED, CHUNKED, UNTIL_CLOSE }
+    /**
+     * How the body after the head is delimited. {@code NONE}: the status never has a body (1xx, 204,
+     * 304), so no framing field is sent (RFC 9110 §8.6, RFC 9112 §6.3).
+     */
+    public enum BodyFraming { FIXED, CHUNKED, UNTIL_CLOSE, NONE }
 
     private Http1Writer() {
     }
@@ -36,6 +39,10 @@ public final class Http1Writer {
      */
     public static void writeFixed(WriteQueue out, Response response, boolean omitBody, boolean close, boolean http10Client) {
         byte[] body = response.body();
+        if (hasNoBody(response.status())) {
+            writeHead(out, response, BodyFraming.NONE, 0, close, http10Client);
+            return;
+        }
         writeHead(out, response, BodyFraming.FIXED, body.length, close, http10Client);
         if (!omitBody && body.length > 0) out.put(body);
     }
@@ -60,12 +67,26 @@ public final class Http1Writer {
                 out.put(CRLF);
             }
             case CHUNKED -> out.put(CHUNKED);
-            case UNTIL_CLOSE -> { }
+            case UNTIL_CLOSE, NONE -> { }
         }
         out.put(DateHeader.line());
         if (close) out.put(CLOSE);
         else if (http10Client) out.put(KEEP_ALIVE);
         out.put(CRLF);
+    }
+
+    /**
+     * The framing of a streamed body: chunked for HTTP/1.1, until-close for an HTTP/1.0 client (which
+     * cannot read chunks), none for a status without a body.
+     */
+    public static BodyFraming streamFraming(int status, boolean http11) {
+        if (hasNoBody(status)) return BodyFraming.NONE;
+        return http11 ? BodyFraming.CHUNKED : BodyFraming.UNTIL_CLOSE;
+    }
+
+    /** Statuses that never carry a body. */
+    public static boolean hasNoBody(int status) {
+        return status < 200 || status == 204 || status == 304;
     }
 
     public static void writeContinue(WriteQueue out) {

@@ -19,6 +19,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * One connection of the blocking transport, served start to end by one thread: read, parse, run the
@@ -31,22 +32,27 @@ final class BlockingConnection {
 
     private final long id;
     private final Socket socket;
-    private final BlockingServer server;
+    private final ServerContext context;
+    private final Consumer<BlockingConnection> onClosed;
     private final Http1Parser parser;
     private final ByteBuffer in;
     private final WriteQueue out;
     private InputStream input;
     private OutputStream output;
     private long headDeadline;
+    /** When the current wait between requests ends; empty lines do not restart it. */
+    private long idleDeadline;
+    /** While a write is blocked: when it counts as stalled (0 when not writing). Read by the write watchdog. */
+    private volatile long writeDeadline;
 
-    BlockingConnection(long id, Socket socket, BlockingServer server) {
+    BlockingConnection(long id, Socket socket, ServerContext context, Consumer<BlockingConnection> onClosed) {
         this.id = id;
         this.socket = socket;
-        this.server = server;
-        this.parser = new Http1Parser(server.parserLimits());
-        int bufferSize = Math.max(16 * 1024, Integer.highestOneBit(server.options().limits().maxHeadSize()) * 2);
-        this.in = ByteBuffer.allocate(bufferSize);
-        this.out = new WriteQueue(new BufferPool(bufferSize, 2));
+        this.context = context;
+        this.onClosed = onClosed;
+        this.parser = new Http1Parser(context.parserLimits());
+        this.in = ByteBuffer.allocate(context.readBufferSize());
+        this.out = new WriteQueue(new BufferPool(context.readBufferSize(), 2));
     }
 
     /** Runs on the connection's own thread until the connection closes. */
@@ -54,13 +60,14 @@ final class BlockingConnection {
         try {
             socket.setTcpNoDelay(true);
             input = socket.getInputStream();
-            output = socket.getOutputStream();
+            output = new WatchedOutput(socket.getOutputStream());
+            restartIdleDeadline();
             exchangeUntilClosed();
         } catch (IOException e) {
             LOG.debug("connection_failed", "id", id, "cause", e);
         } finally {
             closeQuietly();
-            server.onClosed(this);
+            onClosed.accept(this);
         }
     }
 
@@ -68,19 +75,32 @@ final class BlockingConnection {
     void refuse(Response response) {
         try {
             input = socket.getInputStream();
-            output = socket.getOutputStream();
+            output = new WatchedOutput(socket.getOutputStream());
             respondAndClose(response);
         } catch (IOException e) {
             LOG.debug("refuse_failed", "id", id, "cause", e);
         } finally {
             closeQuietly();
-            server.onClosed(this);
+            onClosed.accept(this);
         }
     }
 
     /** Closes the socket from another thread (server stop); the serving thread then ends. */
     void abort() {
         closeQuietly();
+    }
+
+    /** Called by the server's write watchdog: a write that made no progress for the idle timeout ends the connection. */
+    void abortIfWriteStalled(long now) {
+        long deadline = writeDeadline;
+        if (deadline != 0 && now - deadline > 0) {
+            LOG.debug("write_stalled", "id", id);
+            closeQuietly();
+        }
+    }
+
+    private void restartIdleDeadline() {
+        idleDeadline = System.nanoTime() + context.options().timeouts().idle().toNanos();
     }
 
     private void exchangeUntilClosed() throws IOException {
@@ -107,6 +127,7 @@ final class BlockingConnection {
                 case ParseResult.Parsed parsed -> {
                     headDeadline = 0;
                     if (!exchange(parsed.request())) return;
+                    restartIdleDeadline();
                 }
             }
         }
@@ -114,12 +135,18 @@ final class BlockingConnection {
 
     /** Runs the handler here and writes its response; false when the connection must close. */
     private boolean exchange(Request request) throws IOException {
-        Response response = server.dispatcher().respond(request);
-        boolean close = !request.keepAlive() || response.closesConnection() || server.isStopping();
+        Response response = context.dispatcher().respond(request);
+        boolean close = !request.keepAlive() || response.closesConnection() || context.isStopping();
         boolean head = request.method().equals("HEAD");
-        if (response.isStreamed() && !head) {
-            close |= !request.isHttp11();
-            streamBody(response, request.isHttp11(), close);
+        Http1Writer.BodyFraming framing = Http1Writer.streamFraming(response.status(), request.isHttp11());
+        if (response.isStreamed()) {
+            close |= framing == Http1Writer.BodyFraming.UNTIL_CLOSE;
+            if (head || framing == Http1Writer.BodyFraming.NONE) {
+                Http1Writer.writeHead(out, response, framing, -1, close, !request.isHttp11());
+                out.writeTo(output);
+            } else {
+                streamBody(response, framing == Http1Writer.BodyFraming.CHUNKED, close);
+            }
         } else {
             Http1Writer.writeFixed(out, response, head, close, !request.isHttp11());
             out.writeTo(output);
@@ -131,9 +158,11 @@ final class BlockingConnection {
     /** Reads more input under the timeout that applies now; false when the connection should end. */
     private boolean readMore() throws IOException {
         boolean betweenRequests = parser.isBetweenRequests() && in.position() == 0;
-        var timeouts = server.options().timeouts();
+        var timeouts = context.options().timeouts();
         long timeoutNanos;
-        if (betweenRequests || !parser.isReadingHead()) {
+        if (betweenRequests) {
+            timeoutNanos = idleDeadline - System.nanoTime();
+        } else if (!parser.isReadingHead()) {
             timeoutNanos = timeouts.idle().toNanos();
         } else {
             if (headDeadline == 0) headDeadline = System.nanoTime() + timeouts.headRead().toNanos();
@@ -164,7 +193,7 @@ final class BlockingConnection {
     private void closeLingering() throws IOException {
         output.flush();
         socket.shutdownOutput();
-        long deadline = System.nanoTime() + server.options().timeouts().lingerDrain().toNanos();
+        long deadline = System.nanoTime() + context.options().timeouts().lingerDrain().toNanos();
         byte[] scratch = in.array();
         long drained = 0;
         try {
@@ -189,6 +218,15 @@ final class BlockingConnection {
         out.writeTo(output);
         BlockingSubscriber subscriber = new BlockingSubscriber();
         response.stream().subscribe(subscriber);
+        try {
+            sendItems(subscriber, chunked);
+        } catch (IOException e) {
+            subscriber.cancel();
+            throw e;
+        }
+    }
+
+    private void sendItems(BlockingSubscriber subscriber, boolean chunked) throws IOException {
         while (true) {
             Object signal = subscriber.next();
             if (signal instanceof byte[] item) {
@@ -212,6 +250,45 @@ final class BlockingConnection {
             socket.close();
         } catch (IOException e) {
             LOG.debug("close_failed", "id", id, "cause", e);
+        }
+    }
+
+    /**
+     * Writes in slices and restarts the write deadline before each, so the watchdog ends a stalled
+     * write (a client that stopped reading) but not a slow one that still makes progress.
+     */
+    private final class WatchedOutput extends OutputStream {
+        private static final int SLICE = 64 * 1024;
+        private final OutputStream socketOutput;
+
+        WatchedOutput(OutputStream socketOutput) {
+            this.socketOutput = socketOutput;
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            write(new byte[]{(byte) b}, 0, 1);
+        }
+
+        @Override
+        public void write(byte[] bytes, int offset, int length) throws IOException {
+            long idle = context.options().timeouts().idle().toNanos();
+            try {
+                while (length > 0) {
+                    int n = Math.min(length, SLICE);
+                    writeDeadline = System.nanoTime() + idle;
+                    socketOutput.write(bytes, offset, n);
+                    offset += n;
+                    length -= n;
+                }
+            } finally {
+                writeDeadline = 0;
+            }
+        }
+
+        @Override
+        public void flush() throws IOException {
+            socketOutput.flush();
         }
     }
 
@@ -254,6 +331,11 @@ final class BlockingConnection {
 
         void request() {
             subscription.request(1);
+        }
+
+        void cancel() {
+            Flow.Subscription s = subscription;
+            if (s != null) s.cancel();
         }
     }
 }

@@ -1,7 +1,6 @@
 package keel.http.server;
 
 import keel.core.log.Log;
-import keel.http.codec.Http1Parser;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -27,22 +26,21 @@ import java.util.concurrent.atomic.AtomicLong;
 final class BlockingServer implements HttpServer.Listener {
     private static final Log LOG = Log.of(BlockingServer.class);
 
+    private final ServerContext context;
     private final ServerOptions options;
-    private final Dispatcher dispatcher;
-    private final Http1Parser.Limits parserLimits;
     private final ServerSocket server;
     private final ExecutorService threads;
     private final Thread acceptor;
+    private final Thread writeWatchdog;
+    private final long watchdogPeriodMillis;
     private final Set<BlockingConnection> open = ConcurrentHashMap.newKeySet();
     private final AtomicInteger openConnections = new AtomicInteger();
     private final AtomicLong connectionIds = new AtomicLong();
-    private volatile boolean stopping;
 
-    BlockingServer(ServerOptions options, Dispatcher dispatcher) throws IOException {
-        this.options = options;
-        this.dispatcher = dispatcher;
+    BlockingServer(ServerContext context) throws IOException {
+        this.context = context;
+        this.options = context.options();
         var limits = options.limits();
-        this.parserLimits = new Http1Parser.Limits(limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize());
         this.threads = switch (options.threads()) {
             case PLATFORM -> new ThreadPoolExecutor(options.pools().blockingThreads(), options.pools().blockingThreads(),
                     60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(options.pools().blockingQueue()),
@@ -59,6 +57,22 @@ final class BlockingServer implements HttpServer.Listener {
         }
         this.acceptor = Thread.ofPlatform().name("keel-acceptor").unstarted(this::acceptLoop);
         acceptor.start();
+        long idleMillis = options.timeouts().idle().toMillis();
+        this.watchdogPeriodMillis = Math.clamp(idleMillis / 4, 5, 1000);
+        this.writeWatchdog = Thread.ofPlatform().name("keel-write-watchdog").daemon(true).start(this::watchWrites);
+    }
+
+    /** Java sockets have no write timeout: this thread closes connections whose write made no progress for the idle timeout. */
+    private void watchWrites() {
+        while (!context.isStopping()) {
+            try {
+                Thread.sleep(watchdogPeriodMillis);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (BlockingConnection connection : open) connection.abortIfWriteStalled(now);
+        }
     }
 
     private void acceptLoop() {
@@ -77,7 +91,7 @@ final class BlockingServer implements HttpServer.Listener {
     }
 
     private void handOff(Socket socket) {
-        BlockingConnection connection = new BlockingConnection(connectionIds.incrementAndGet(), socket, this);
+        BlockingConnection connection = new BlockingConnection(connectionIds.incrementAndGet(), socket, context, this::onClosed);
         if (openConnections.incrementAndGet() > options.limits().maxConnections()) {
             refuseOnNewThread(connection, "connection limit reached (" + options.limits().maxConnections() + ")");
             return;
@@ -101,22 +115,6 @@ final class BlockingServer implements HttpServer.Listener {
         openConnections.decrementAndGet();
     }
 
-    ServerOptions options() {
-        return options;
-    }
-
-    Http1Parser.Limits parserLimits() {
-        return parserLimits;
-    }
-
-    Dispatcher dispatcher() {
-        return dispatcher;
-    }
-
-    boolean isStopping() {
-        return stopping;
-    }
-
     @Override
     public InetSocketAddress address() {
         return (InetSocketAddress) server.getLocalSocketAddress();
@@ -129,13 +127,14 @@ final class BlockingServer implements HttpServer.Listener {
 
     @Override
     public void stop() throws IOException {
-        stopping = true;
+        context.markStopping();
         server.close();
         try {
             acceptor.join(5_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        writeWatchdog.interrupt();
         for (BlockingConnection connection : open) connection.abort();
         threads.shutdownNow();
     }

@@ -37,8 +37,8 @@ public final class HttpServer implements AutoCloseable {
         this.dispatcher = new Dispatcher(options, router.freeze());
         try {
             this.transport = switch (options.transport()) {
-                case NIO -> new NioServer(options, dispatcher);
-                case BLOCKING -> new BlockingServer(options, dispatcher);
+                case NIO -> new NioServer(new ServerContext(options, dispatcher));
+                case BLOCKING -> new BlockingServer(new ServerContext(options, dispatcher));
             };
         } catch (IOException | RuntimeException e) {
             dispatcher.close();

@@ -2,7 +2,6 @@ package keel.http.server;
 
 import keel.core.buffer.BufferPool;
 import keel.core.loop.EventLoop;
-import keel.http.codec.Http1Parser;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -26,10 +25,8 @@ final class LoopConnections {
     LoopConnections(EventLoop loop, NioServer server) {
         this.loop = loop;
         this.server = server;
-        ServerOptions options = server.options();
-        int bufferSize = Math.max(16 * 1024, Integer.highestOneBit(options.limits().maxHeadSize()) * 2);
-        this.buffers = new BufferPool(bufferSize, 256);
-        var timeouts = options.timeouts();
+        this.buffers = new BufferPool(server.context().readBufferSize(), 256);
+        var timeouts = server.context().options().timeouts();
         long shortest = Math.min(timeouts.headRead().toNanos(), Math.min(timeouts.idle().toNanos(), timeouts.lingerDrain().toNanos()));
         this.sweepNanos = Math.clamp(shortest / 4, TimeUnit.MILLISECONDS.toNanos(5), TimeUnit.SECONDS.toNanos(1));
     }
@@ -66,19 +63,7 @@ final class LoopConnections {
         return buffers;
     }
 
-    ServerOptions options() {
-        return server.options();
-    }
-
-    Http1Parser.Limits parserLimits() {
-        return server.parserLimits();
-    }
-
-    Dispatcher dispatcher() {
-        return server.dispatcher();
-    }
-
-    boolean isStopping() {
-        return server.isStopping();
+    ServerContext context() {
+        return server.context();
     }
 }

@@ -15,6 +15,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 
 /**
  * One HTTP/1.1 connection on the nio transport, owned by one event loop for life (every method runs on
@@ -51,6 +52,8 @@ final class NioConnection implements IoHandler {
     private final EventLoop loop;
     private final Http1Parser parser;
     private final WriteQueue out;
+    /** Created once: a method reference made per request would allocate on every request. */
+    private final Consumer<Response> onResponse = this::onResponseFromAnyThread;
     private SelectionKey key;
     private ByteBuffer in;
     private State state = State.READING;
@@ -68,7 +71,7 @@ final class NioConnection implements IoHandler {
         this.channel = channel;
         this.home = home;
         this.loop = home.loop();
-        this.parser = new Http1Parser(home.parserLimits());
+        this.parser = new Http1Parser(home.context().parserLimits());
         this.out = new WriteQueue(home.buffers());
     }
 
@@ -146,9 +149,9 @@ final class NioConnection implements IoHandler {
         if (wait == Wait.NONE || now - deadline < 0) return;
         switch (wait) {
             case HEAD -> respondAndClose(Responses.error(408, "request head not received within "
-                    + home.options().timeouts().headRead().toMillis() + " ms"));
+                    + home.context().options().timeouts().headRead().toMillis() + " ms"));
             case BODY -> respondAndClose(Responses.error(408, "request body stalled for "
-                    + home.options().timeouts().idle().toMillis() + " ms"));
+                    + home.context().options().timeouts().idle().toMillis() + " ms"));
             case IDLE -> closeLingering();
             case WRITE, LINGER -> close();
             case NONE -> { }
@@ -203,7 +206,9 @@ final class NioConnection implements IoHandler {
     private void onRequest(Request request) {
         current = request;
         state = State.HANDLING;
-        home.dispatcher().dispatch(request, this::onResponseFromAnyThread);
+        // The next wait (idle, or the next pipelined head) starts its own deadline when this exchange ends.
+        waitFor(Wait.NONE, false);
+        home.context().dispatcher().dispatch(request, onResponse);
     }
 
     /** The dispatcher's callback: moves the response onto this connection's loop. */
@@ -224,9 +229,15 @@ final class NioConnection implements IoHandler {
         if (state != State.HANDLING) return; // closed while the handler ran
         Request request = current;
         current = null;
-        boolean close = !request.keepAlive() || response.closesConnection() || home.isStopping();
+        boolean close = !request.keepAlive() || response.closesConnection() || home.context().isStopping();
         boolean head = request.method().equals("HEAD");
-        if (response.isStreamed() && !head) {
+        Http1Writer.BodyFraming framing = Http1Writer.streamFraming(response.status(), request.isHttp11());
+        if (response.isStreamed() && (head || framing == Http1Writer.BodyFraming.NONE)) {
+            // The head a GET would get and no body; the publisher is never subscribed.
+            close |= framing == Http1Writer.BodyFraming.UNTIL_CLOSE;
+            Http1Writer.writeHead(out, response, framing, -1, close, !request.isHttp11());
+            finishExchange(close);
+        } else if (response.isStreamed()) {
             stream = new ResponseStream(this, response, request, close);
             state = State.STREAMING;
             stream.start();
@@ -260,8 +271,8 @@ final class NioConnection implements IoHandler {
             if (out.pendingBytes() < before && wait == Wait.WRITE) waitFor(Wait.WRITE, true);
         }
         long pending = out.pendingBytes();
-        if (writable && pending >= home.options().waterMarks().high()) writable = false;
-        else if (!writable && pending <= home.options().waterMarks().low()) writable = true;
+        if (writable && pending >= home.context().options().waterMarks().high()) writable = false;
+        else if (!writable && pending <= home.context().options().waterMarks().low()) writable = true;
         if (pending == 0 && state == State.CLOSING) closeLingering();
     }
 
@@ -383,7 +394,7 @@ final class NioConnection implements IoHandler {
     private void waitFor(Wait next, boolean refresh) {
         if (next == wait && !refresh) return;
         wait = next;
-        var timeouts = home.options().timeouts();
+        var timeouts = home.context().options().timeouts();
         long timeout = switch (next) {
             case NONE -> 0;
             case IDLE, BODY, WRITE -> timeouts.idle().toNanos();

@@ -4,7 +4,6 @@ import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.loop.LoopGroup;
 import keel.core.net.Acceptor;
-import keel.http.codec.Http1Parser;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -20,21 +19,18 @@ import java.util.concurrent.atomic.AtomicLong;
 final class NioServer implements HttpServer.Listener {
     private static final Log LOG = Log.of(NioServer.class);
 
+    private final ServerContext context;
     private final ServerOptions options;
-    private final Dispatcher dispatcher;
-    private final Http1Parser.Limits parserLimits;
     private final LoopGroup loops;
     private final Map<EventLoop, LoopConnections> homes = new IdentityHashMap<>();
     private final AtomicInteger openConnections = new AtomicInteger();
     private final AtomicLong connectionIds = new AtomicLong();
     private final Acceptor acceptor;
-    private volatile boolean stopping;
 
-    NioServer(ServerOptions options, Dispatcher dispatcher) throws IOException {
-        this.options = options;
-        this.dispatcher = dispatcher;
+    NioServer(ServerContext context) throws IOException {
+        this.context = context;
+        this.options = context.options();
         var limits = options.limits();
-        this.parserLimits = new Http1Parser.Limits(limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize());
         this.loops = new LoopGroup(options.pools().loops(), "keel-loop");
         for (EventLoop loop : loops.loops()) {
             LoopConnections home = new LoopConnections(loop, this);
@@ -73,20 +69,8 @@ final class NioServer implements HttpServer.Listener {
         openConnections.decrementAndGet();
     }
 
-    ServerOptions options() {
-        return options;
-    }
-
-    Http1Parser.Limits parserLimits() {
-        return parserLimits;
-    }
-
-    Dispatcher dispatcher() {
-        return dispatcher;
-    }
-
-    boolean isStopping() {
-        return stopping;
+    ServerContext context() {
+        return context;
     }
 
     @Override
@@ -101,7 +85,7 @@ final class NioServer implements HttpServer.Listener {
 
     @Override
     public void stop() throws IOException {
-        stopping = true;
+        context.markStopping();
         acceptor.close();
         CountDownLatch closed = new CountDownLatch(loops.size());
         for (EventLoop loop : loops.loops()) {

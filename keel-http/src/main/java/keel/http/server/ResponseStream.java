@@ -30,7 +30,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
         this.connection = connection;
         this.response = response;
         // An HTTP/1.0 client cannot read chunks: the body then ends when the connection closes.
-        this.chunked = request.isHttp11();
+        this.chunked = Http1Writer.streamFraming(response.status(), request.isHttp11()) == Http1Writer.BodyFraming.CHUNKED;
         this.close = close || !chunked;
     }
 

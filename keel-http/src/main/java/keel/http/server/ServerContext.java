@@ -1,0 +1,45 @@
+package keel.http.server;
+
+import keel.http.codec.Http1Parser;
+
+/** What both transports share for one running server: its options, its dispatcher, and whether it is stopping. */
+final class ServerContext {
+    private final ServerOptions options;
+    private final Dispatcher dispatcher;
+    private final Http1Parser.Limits parserLimits;
+    private final int readBufferSize;
+    private volatile boolean stopping;
+
+    ServerContext(ServerOptions options, Dispatcher dispatcher) {
+        this.options = options;
+        this.dispatcher = dispatcher;
+        var limits = options.limits();
+        this.parserLimits = new Http1Parser.Limits(limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize());
+        // Larger than the head limit, so a buffer full of head bytes always means 431, never a stall.
+        this.readBufferSize = Math.max(16 * 1024, Integer.highestOneBit(limits.maxHeadSize()) * 2);
+    }
+
+    ServerOptions options() {
+        return options;
+    }
+
+    Dispatcher dispatcher() {
+        return dispatcher;
+    }
+
+    Http1Parser.Limits parserLimits() {
+        return parserLimits;
+    }
+
+    int readBufferSize() {
+        return readBufferSize;
+    }
+
+    boolean isStopping() {
+        return stopping;
+    }
+
+    void markStopping() {
+        stopping = true;
+    }
+}
