@@ -144,6 +144,7 @@ final class BlockingConnection {
             if (head || framing == Http1Writer.BodyFraming.NONE) {
                 Http1Writer.writeHead(out, response, framing, -1, close, !request.isHttp11());
                 out.writeTo(output);
+                DiscardingSubscriber.discard(response.stream());
             } else {
                 streamBody(response, framing == Http1Writer.BodyFraming.CHUNKED, close);
             }

@@ -233,9 +233,10 @@ final class NioConnection implements IoHandler {
         boolean head = request.method().equals("HEAD");
         Http1Writer.BodyFraming framing = Http1Writer.streamFraming(response.status(), request.isHttp11());
         if (response.isStreamed() && (head || framing == Http1Writer.BodyFraming.NONE)) {
-            // The head a GET would get and no body; the publisher is never subscribed.
+            // The head a GET would get and no body; the publisher is told nobody will read it.
             close |= framing == Http1Writer.BodyFraming.UNTIL_CLOSE;
             Http1Writer.writeHead(out, response, framing, -1, close, !request.isHttp11());
+            DiscardingSubscriber.discard(response.stream());
             finishExchange(close);
         } else if (response.isStreamed()) {
             stream = new ResponseStream(this, response, request, close);

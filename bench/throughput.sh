@@ -1,0 +1,447 @@
+#!/usr/bin/env bash
+# bench/throughput.sh: HTTP throughput and server CPU cost of Keel's execution
+# modes, side by side with a plain Netty 4.2 server (bench/netty-hello).
+#
+# What it measures
+#   For every mode it starts that server alone, pinned to CPU 0 (taskset), and
+#   drives it with wrk pinned to CPU 1: one JIT warm-up pass over every route
+#   and style, then for every route x style a warm-up run that is thrown away
+#   and a measured run of DURATION seconds:
+#     wrk -t1 -c64 -d10s --latency URL    (pipelined: -s bench/wrk/pipeline.lua URL -- 16)
+#   Styles: "keep-alive" (one request in flight per connection) and
+#   "pipelined" (16 requests per write, TechEmpower plaintext style).
+#   Around the measured run it reads the server JVM's utime+stime from
+#   /proc/PID/stat (JIT, GC and every other JVM thread included).
+#   Under taskset every JVM sees a single CPU, so its ergonomics pick SerialGC
+#   and one-CPU sizing for everything derived from availableProcessors(); that
+#   holds for all modes alike.
+#
+# How to read the table
+#   req/s        wrk's Requests/sec (each pipelined response counts as one).
+#   p50, p99     wrk's latency percentiles in ms. Pipelined runs get one sample
+#                per batch of 16, so their latencies are per batch.
+#   cpu us/req   server CPU time / requests: the cost of one request, lower is
+#                better. It stays meaningful when wrk, not the server, is the
+#                bottleneck (see srv cpu%), which req/s does not.
+#   vs netty     for keel nio+event-loop rows: its cpu us/req divided by
+#                netty's on the same route and style (1.00x = as cheap as Netty;
+#                needs the netty mode in the same run).
+#   srv cpu%     server CPU time / wall time of the run; ~100% means the server
+#                core was saturated, well below means the client limited it.
+#   notes        socket errors and non-2xx responses reported by wrk, if any.
+#   The machine is small and shared: expect a few % of noise between runs,
+#   compare rows of one run rather than numbers across runs.
+#
+# Usage
+#   bench/throughput.sh                      # all modes, ~9 min with the defaults
+#   MODES="keel-nio-event-loop netty" DURATION=5 bench/throughput.sh
+#
+# Environment (defaults in brackets)
+#   DURATION [10]      seconds of each measured run
+#   WARMUP [5]         seconds of the warm-up run before each measured run (0 = none)
+#   JIT_WARMUP [WARMUP] seconds per route and style of a first pass over all of
+#                      them right after each server starts (0 = none)
+#   CONNECTIONS [64]   wrk connections
+#   PIPELINE [16]      requests per batch in the pipelined style
+#   MODES              subset of: keel-nio-event-loop keel-nio-worker-pool
+#                      keel-nio-virtual-thread keel-blocking-platform
+#                      keel-blocking-virtual netty   [all of them]
+#   ROUTES [hello json]          routes under /benchmark/
+#   STYLES [keep-alive pipelined]
+#   PORT [18080]       port the server under test listens on (must be free)
+#   SERVER_CPU [0], CLIENT_CPU [1]   CPUs for taskset
+#   READY_TIMEOUT [60] seconds to wait for a server to answer its health check
+#   KEEL_BIN [bin/keel] launcher for the keel-* modes
+#   NETTY_JAVA_OPTS    JVM options for the netty server (default
+#                      --sun-misc-unsafe-memory-access=allow: Netty 4.2 leaves its
+#                      Unsafe-based buffers off on Java 25 without it, and the
+#                      comparison is against Netty at its best)
+#
+# Output: the Markdown table on stdout (progress goes to stderr); the table,
+# a TSV of the numbers, raw wrk outputs and server logs under
+# bench/results/throughput-<timestamp>/ (bench/results/ is gitignored).
+
+set -euo pipefail
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$BENCH_DIR/.." && pwd)
+
+ALL_MODES="keel-nio-event-loop keel-nio-worker-pool keel-nio-virtual-thread keel-blocking-platform keel-blocking-virtual netty"
+DURATION=${DURATION:-10}
+WARMUP=${WARMUP:-5}
+CONNECTIONS=${CONNECTIONS:-64}
+PIPELINE=${PIPELINE:-16}
+MODES=${MODES:-$ALL_MODES}
+ROUTES=${ROUTES:-hello json}
+STYLES=${STYLES:-keep-alive pipelined}
+PORT=${PORT:-18080}
+SERVER_CPU=${SERVER_CPU:-0}
+CLIENT_CPU=${CLIENT_CPU:-1}
+NETTY_JAVA_OPTS=${NETTY_JAVA_OPTS---sun-misc-unsafe-memory-access=allow}
+KEEL_BIN=${KEEL_BIN:-$ROOT/bin/keel}
+READY_TIMEOUT=${READY_TIMEOUT:-60}
+JIT_WARMUP=${JIT_WARMUP:-$WARMUP}
+
+NETTY_DIR="$BENCH_DIR/netty-hello"
+NETTY_JAR="$NETTY_DIR/target/netty-hello.jar"
+PIPELINE_LUA="$BENCH_DIR/wrk/pipeline.lua"
+
+log() { printf '[throughput] %s\n' "$*" >&2; }
+die() { printf '[throughput] error: %s\n' "$*" >&2; exit 1; }
+
+# ---------------------------------------------------------------- checks ---
+
+is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
+for v in DURATION WARMUP JIT_WARMUP CONNECTIONS PIPELINE PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT; do
+  is_uint "${!v}" || die "$v must be a non-negative integer, got '${!v}'"
+done
+(( DURATION > 0 )) || die "DURATION must be > 0"
+(( CONNECTIONS > 0 )) || die "CONNECTIONS must be > 0"
+(( PIPELINE > 0 )) || die "PIPELINE must be > 0"
+
+for m in $MODES; do
+  [[ " $ALL_MODES " == *" $m "* ]] || die "unknown mode '$m' (known: $ALL_MODES)"
+done
+for r in $ROUTES; do
+  [[ $r =~ ^[A-Za-z0-9._-]+$ ]] || die "bad route '$r' (expected e.g. hello or json)"
+done
+for s in $STYLES; do
+  [[ $s == keep-alive || $s == pipelined ]] || die "unknown style '$s' (known: keep-alive pipelined)"
+done
+[[ -n ${MODES// } ]] || die "MODES is empty"
+[[ -n ${ROUTES// } ]] || die "ROUTES is empty"
+[[ -n ${STYLES// } ]] || die "STYLES is empty"
+
+if ! command -v wrk >/dev/null 2>&1 && [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+  log "installing wrk from Debian's packages"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; } >&2 || die "could not install wrk"
+fi
+for tool in wrk taskset curl awk getconf; do
+  command -v "$tool" >/dev/null 2>&1 || die "'$tool' not found in PATH (wrk: apt-get install -y wrk; taskset: util-linux)"
+done
+NCPU=$(getconf _NPROCESSORS_ONLN)
+(( SERVER_CPU < NCPU && CLIENT_CPU < NCPU )) \
+  || die "need CPUs $SERVER_CPU and $CLIENT_CPU for server and client, this machine has $NCPU"
+(( SERVER_CPU != CLIENT_CPU )) || log "warning: server and client share CPU $SERVER_CPU; numbers will mix"
+CLK_TCK=$(getconf CLK_TCK)
+
+# shellcheck source-path=SCRIPTDIR source=../lib/java.sh
+source "$BENCH_DIR/../lib/java.sh"
+JAVA_HOME=$(keel_java_home) || die "a JDK >= 25 is required"
+export JAVA_HOME
+export PATH="$JAVA_HOME/bin:$PATH"
+
+port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
+
+# ------------------------------------------------------------- state/trap ---
+
+SERVER_PID=""   # PID we launched (taskset -> bin/keel -> exec java, or java directly)
+JVM_PID=""      # the JVM: SERVER_PID itself, or a java descendant if the launcher forked
+
+# Sends SIGTERM, then SIGKILL after 10 s, to one PID we started.
+terminate_pid() {
+  local pid=$1 i
+  kill -0 "$pid" 2>/dev/null || return 0
+  kill "$pid" 2>/dev/null || true
+  for ((i = 0; i < 100; i++)); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  log "process $pid ignored SIGTERM for 10 s, sending SIGKILL"
+  kill -9 "$pid" 2>/dev/null || true
+}
+
+stop_server() {
+  local pid=$SERVER_PID jvm=$JVM_PID
+  SERVER_PID=""
+  JVM_PID=""
+  [[ -n $pid ]] || return 0
+  if [[ -z $jvm ]] && find_jvm_pid "$pid"; then jvm=$JVM_PID; JVM_PID=""; fi
+  if [[ -n $jvm && $jvm != "$pid" ]]; then terminate_pid "$jvm"; fi
+  terminate_pid "$pid"
+  wait "$pid" 2>/dev/null || true
+}
+
+TSV=""          # results so far, once the run has started
+TABLE_DONE=false
+WRK_PID=""      # wrk while it runs (in the background, so that signals are handled at once)
+
+# Runs wrk pinned to the client CPU; args are wrk's, $1 is the output file.
+run_wrk() {
+  local out=$1 rc=0
+  shift
+  taskset -c "$CLIENT_CPU" wrk "$@" >"$out" 2>&1 </dev/null &
+  WRK_PID=$!
+  wait "$WRK_PID" || rc=$?
+  WRK_PID=""
+  return "$rc"
+}
+
+on_exit() {
+  local rc=$?
+  if [[ -n $WRK_PID ]]; then kill "$WRK_PID" 2>/dev/null || true; wait "$WRK_PID" 2>/dev/null || true; fi
+  stop_server
+  if [[ $rc -ne 0 && $TABLE_DONE == false && -n $TSV && -f $TSV ]] && (( $(wc -l <"$TSV") > 1 )); then
+    emit_table "PARTIAL: the run stopped early" || true
+  fi
+  exit "$rc"
+}
+trap on_exit EXIT
+trap 'log "interrupted"; exit 130' INT TERM
+
+port_in_use && die "port $PORT is already in use; stop whatever listens there or pick another with PORT=..."
+
+# ----------------------------------------------------------------- builds ---
+
+want_keel=false
+want_netty=false
+for m in $MODES; do
+  if [[ $m == netty ]]; then want_netty=true; else want_keel=true; fi
+done
+
+if $want_keel; then
+  [[ -x $KEEL_BIN ]] || die "$KEEL_BIN not found or not executable (needed for the keel-* modes; set MODES to skip them)"
+  log "preparing Keel ($KEEL_BIN --help; builds on first use)..."
+  "$KEEL_BIN" --help >/dev/null || die "$KEEL_BIN --help failed; fix the build first"
+fi
+
+if $want_netty; then
+  if [[ ! -f $NETTY_JAR ]] || [[ -n $(find "$NETTY_DIR/pom.xml" "$NETTY_DIR/src" -newer "$NETTY_JAR" -print -quit) ]]; then
+    log "building bench/netty-hello..."
+    mvn_log=$(mktemp)
+    if ! mvn -q -f "$NETTY_DIR/pom.xml" package >"$mvn_log" 2>&1; then
+      grep -v -e 'sun.misc.Unsafe' -e '^WARNING: Please consider' "$mvn_log" >&2 || true
+      rm -f "$mvn_log"
+      die "building bench/netty-hello failed"
+    fi
+    rm -f "$mvn_log"
+  fi
+  [[ -f $NETTY_JAR ]] || die "$NETTY_JAR missing after the build"
+fi
+
+OUT="$ROOT/bench/results/throughput-$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$OUT"
+TSV="$OUT/results.tsv"
+printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tsrv_cpu_pct\tnotes\n' >"$TSV"
+
+n_runs=0
+for _ in $MODES; do for _ in $ROUTES; do for _ in $STYLES; do n_runs=$((n_runs + 1)); done; done; done
+log "JDK: $JAVA_HOME"
+log "results: $OUT"
+log "$n_runs measured runs of ${DURATION}s (+${WARMUP}s warm-up each, +${JIT_WARMUP}s JIT warm-up): roughly $(( (n_runs * (DURATION + WARMUP + JIT_WARMUP) + 10 * $(wc -w <<<"$MODES")) / 60 + 1 )) min"
+
+# ---------------------------------------------------------------- servers ---
+
+server_cmd() { # mode -> command line (array SERVER_CMD)
+  local keel=("$KEEL_BIN" serve --port "$PORT")
+  case $1 in
+    keel-nio-event-loop)     SERVER_CMD=("${keel[@]}" --transport nio --execution event-loop --loops 1) ;;
+    keel-nio-worker-pool)    SERVER_CMD=("${keel[@]}" --transport nio --execution worker-pool --loops 1) ;;
+    keel-nio-virtual-thread) SERVER_CMD=("${keel[@]}" --transport nio --execution virtual-thread --loops 1) ;;
+    keel-blocking-platform)  SERVER_CMD=("${keel[@]}" --transport blocking --threads platform) ;;
+    keel-blocking-virtual)   SERVER_CMD=("${keel[@]}" --transport blocking --threads virtual) ;;
+    netty)
+      # shellcheck disable=SC2206 # NETTY_JAVA_OPTS is a list of words on purpose
+      SERVER_CMD=("$JAVA_HOME/bin/java" $NETTY_JAVA_OPTS -jar "$NETTY_JAR" --port "$PORT" --threads 1) ;;
+    *) die "unknown mode $1" ;;
+  esac
+}
+
+ready_path() { if [[ $1 == netty ]]; then echo /benchmark/hello; else echo /benchmark/health; fi; }
+
+# The PID whose /proc stat we read: the launched process once it is a JVM, or
+# else a java descendant of it (in case a launcher forks instead of exec'ing).
+find_jvm_pid() {
+  local pid=$1 comm child
+  comm=$(cat "/proc/$pid/comm" 2>/dev/null || true)
+  if [[ $comm == java ]]; then JVM_PID=$pid; return 0; fi
+  for child in $(cat /proc/"$pid"/task/*/children 2>/dev/null || true); do
+    if find_jvm_pid "$child"; then return 0; fi
+  done
+  return 1
+}
+
+start_server() { # mode log_file
+  local mode=$1 logf=$2 path deadline
+  if port_in_use; then
+    local i
+    for ((i = 0; i < 10; i++)); do port_in_use || break; sleep 0.2; done
+    port_in_use && die "port $PORT is already in use by another process; pick another with PORT=..."
+  fi
+  server_cmd "$mode"
+  log "starting $mode: taskset -c $SERVER_CPU ${SERVER_CMD[*]}"
+  taskset -c "$SERVER_CPU" "${SERVER_CMD[@]}" >"$logf" 2>&1 </dev/null &
+  SERVER_PID=$!
+  path=$(ready_path "$mode")
+  deadline=$((SECONDS + READY_TIMEOUT))
+  until curl -sf -o /dev/null --max-time 2 "http://127.0.0.1:$PORT$path"; do
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+      tail -n 30 "$logf" >&2 || true
+      die "$mode exited before it became ready (log: $logf)"
+    fi
+    if ((SECONDS >= deadline)); then
+      tail -n 30 "$logf" >&2 || true
+      die "$mode did not answer http://127.0.0.1:$PORT$path within ${READY_TIMEOUT}s (log: $logf)"
+    fi
+    sleep 0.2
+  done
+  if [[ $mode != netty ]] && grep -q 'building' "$logf"; then
+    log "warning: bin/keel rebuilt Keel when $mode started (sources changed during the benchmark);" \
+      "rows of different modes may measure different code"
+  fi
+  JVM_PID=""
+  find_jvm_pid "$SERVER_PID" || die "$mode: no java process found under PID $SERVER_PID (does bin/keel end with exec java?)"
+  [[ $JVM_PID == "$SERVER_PID" ]] || log "note: JVM is PID $JVM_PID, a child of launched PID $SERVER_PID"
+}
+
+cpu_ticks() { # utime+stime of $JVM_PID; fields 14 and 15, counted after the ")" closing comm
+  local stat rest
+  stat=$(cat "/proc/$JVM_PID/stat") || return 1
+  rest=${stat##*) }
+  awk '{ print $12 + $13 }' <<<"$rest"
+}
+
+# ------------------------------------------------------------------- runs ---
+
+wrk_args() { # style -> array WRK_ARGS (without URL and script args)
+  WRK_ARGS=(-t1 "-c$CONNECTIONS")
+  if [[ $1 == pipelined ]]; then WRK_ARGS+=(-s "$PIPELINE_LUA"); fi
+}
+
+# wrk output -> "requests req_s p50_ms p99_ms notes" (notes: "-" when clean)
+parse_wrk() {
+  awk '
+    function ms(v,   n, u) {
+      n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
+      if (u == "us") return n / 1000; if (u == "ms") return n
+      if (u == "s") return n * 1000; if (u == "m") return n * 60000; if (u == "h") return n * 3600000
+      return -1
+    }
+    $2 == "requests" && $3 == "in" { reqs = $1 }
+    $1 == "Requests/sec:" { rps = $2 }
+    # wrk sometimes prints 0.00us for high percentiles of pipelined runs (a wrk
+    # bug in its histogram); report those as unknown rather than as zero.
+    $1 == "50%" { p50 = ms($2); if (p50 == 0) { p50 = -1; bad = 1 } }
+    $1 == "99%" { p99 = ms($2); if (p99 == 0) { p99 = -1; bad = 1 } }
+    /Socket errors:/ { sub(/^ *Socket errors: */, ""); gsub(/,/, ""); se = $0 }
+    /Non-2xx or 3xx responses:/ { non2xx = $NF }
+    END {
+      notes = ""
+      if (se != "") { split(se, a, " "); for (i = 1; i < 8; i += 2) if (a[i+1] + 0 > 0) notes = notes a[i] "=" a[i+1] " " }
+      if (non2xx != "") notes = notes "non-2xx=" non2xx " "
+      if (bad) notes = notes "wrk-percentile-glitch"
+      sub(/ +$/, "", notes); gsub(/ /, ",", notes); if (notes == "") notes = "-"
+      if (reqs == "" || rps == "") { print "0 0 -1 -1 unparsable-wrk-output"; exit }
+      printf "%s %s %s %s %s\n", reqs, rps, (p50 == "" ? -1 : p50), (p99 == "" ? -1 : p99), notes
+    }'
+}
+
+run_mode() {
+  local mode=$1 route style url tag raw before after t0 t1 parsed
+  local reqs rps p50 p99 notes cpu_us cpu_pct
+  start_server "$mode" "$OUT/$mode.server.log"
+  # A fresh JVM on one core needs more than one warm-up to finish JIT-compiling
+  # its hot paths, which made whichever run came first look slow: give every
+  # route and style one pass before the first measurement.
+  if ((JIT_WARMUP > 0)); then
+    for route in $ROUTES; do
+      for style in $STYLES; do
+        wrk_args "$style"
+        local jit_args=()
+        if [[ $style == pipelined ]]; then jit_args=(-- "$PIPELINE"); fi
+        log "$mode: JIT warm-up ${JIT_WARMUP}s on $route $style"
+        run_wrk "$OUT/$mode.$route.$style.jit-warmup.txt" "${WRK_ARGS[@]}" "-d${JIT_WARMUP}s" \
+          "http://127.0.0.1:$PORT/benchmark/$route" "${jit_args[@]}" \
+          || log "$mode: JIT warm-up wrk failed (see $OUT/$mode.$route.$style.jit-warmup.txt)"
+      done
+    done
+  fi
+  for route in $ROUTES; do
+    url="http://127.0.0.1:$PORT/benchmark/$route"
+    for style in $STYLES; do
+      tag="$mode.$route.$style"
+      raw="$OUT/$tag.wrk.txt"
+      wrk_args "$style"
+      local script_args=()
+      if [[ $style == pipelined ]]; then script_args=(-- "$PIPELINE"); fi
+      if ((WARMUP > 0)); then
+        log "$tag: warm-up ${WARMUP}s"
+        run_wrk "$OUT/$tag.warmup.txt" "${WRK_ARGS[@]}" "-d${WARMUP}s" "$url" "${script_args[@]}" \
+          || log "$tag: warm-up wrk failed (see $OUT/$tag.warmup.txt)"
+      fi
+      log "$tag: measuring ${DURATION}s"
+      before=$(cpu_ticks) || die "$mode: server process is gone (log: $OUT/$mode.server.log)"
+      t0=$(date +%s%N)
+      if ! run_wrk "$raw" "${WRK_ARGS[@]}" "-d${DURATION}s" --latency "$url" "${script_args[@]}"; then
+        log "$tag: wrk failed: $(tail -n 3 "$raw" | tr '\n' ' ')"
+      fi
+      t1=$(date +%s%N)
+      after=$(cpu_ticks) || die "$mode: server died during $tag (log: $OUT/$mode.server.log)"
+      parsed=$(parse_wrk <"$raw")
+      read -r reqs rps p50 p99 notes <<<"$parsed"
+      read -r cpu_us cpu_pct < <(awk -v b="$before" -v a="$after" -v hz="$CLK_TCK" -v n="$reqs" \
+        -v ns="$((t1 - t0))" 'BEGIN {
+          s = (a - b) / hz
+          printf "%s %.0f\n", (n > 0 ? sprintf("%.2f", s * 1e6 / n) : "-1"), s * 1e9 * 100 / ns }')
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+        "$mode" "$route" "$style" "$rps" "$p50" "$p99" "$cpu_us" "$cpu_pct" "$notes" >>"$TSV"
+      log "$tag: $rps req/s, p50 ${p50} ms, p99 ${p99} ms, ${cpu_us} cpu us/req, server cpu ${cpu_pct}% ${notes/#-/}"
+    done
+  done
+  stop_server
+}
+
+# ------------------------------------------------------------------ table ---
+
+render_table() {
+  awk -F '\t' '
+    function num(v, fmt) { return (v < 0 ? "n/a" : sprintf(fmt, v)) }
+    NR == 1 { next }
+    { n++; m[n] = $1; r[n] = $2; s[n] = $3; rps[n] = $4; p50[n] = $5; p99[n] = $6; cpu[n] = $7; pct[n] = $8; note[n] = $9
+      if ($1 == "netty") netty[$2 "/" $3] = $7 }
+    END {
+      print "| mode | route | style | req/s | p50 ms | p99 ms | cpu µs/req | vs netty | srv cpu% | notes |"
+      print "|---|---|---|---:|---:|---:|---:|---:|---:|---|"
+      for (i = 1; i <= n; i++) {
+        ratio = ""
+        if (m[i] == "keel-nio-event-loop") {
+          k = r[i] "/" s[i]
+          ratio = ((k in netty) && netty[k] > 0 && cpu[i] > 0) ? sprintf("%.2fx", cpu[i] / netty[k]) : "n/a"
+        }
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m[i], r[i], s[i],
+          num(rps[i], "%.0f"), num(p50[i], "%.3f"), num(p99[i], "%.3f"), num(cpu[i], "%.2f"), ratio,
+          pct[i], (note[i] == "-" ? "" : note[i])
+      }
+    }' "$TSV"
+}
+
+git_desc() {
+  local rev
+  rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null) || { echo "no git commit"; return 0; }
+  if git -C "$ROOT" diff --quiet HEAD 2>/dev/null; then echo "commit $rev"; else echo "commit $rev + local changes"; fi
+}
+
+# Writes $OUT/table.md and prints it; $1 is an optional remark for the heading.
+emit_table() {
+  TABLE_DONE=true
+  {
+    echo "## Keel throughput ($(date -u +%Y-%m-%dT%H:%M:%SZ))${1:+ ($1)}"
+    echo
+    echo "wrk -t1 -c$CONNECTIONS, ${DURATION}s measured after ${WARMUP}s warm-up; pipelined = $PIPELINE per batch;" \
+      "server on CPU $SERVER_CPU, wrk on CPU $CLIENT_CPU; $("$JAVA_HOME/bin/java" -version 2>&1 | head -n 1);" \
+      "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true);" \
+      "$(git_desc)"
+    echo
+    render_table
+  } >"$OUT/table.md"
+  ln -sfn "$(basename "$OUT")" "$ROOT/bench/results/latest"
+  cat "$OUT/table.md"
+  log "wrote $OUT/table.md"
+}
+
+# ------------------------------------------------------------------- main ---
+
+for mode in $MODES; do
+  run_mode "$mode"
+done
+emit_table
