@@ -15,6 +15,8 @@ public final class Headers {
     /** Names at even indexes, values at odd ones. */
     private final String[] fields;
     private final int size;
+    /** The fields as "Name: value\r\n" lines, encoded on first use by {@link #wireBytes}. */
+    private byte[] wire;
 
     private Headers(String[] fields, int size) {
         this.fields = fields;
@@ -62,6 +64,25 @@ public final class Headers {
             if (fields[i].equalsIgnoreCase(name)) values.add(fields[i + 1]);
         }
         return values;
+    }
+
+    /**
+     * The fields as they go on the wire ({@code Name: value\r\n} each, ISO-8859-1), leaving out the
+     * names {@code skip} refuses. Encoded once per instance, so a shared constant costs one copy per
+     * response. Callers must pass the same {@code skip} for a given instance.
+     */
+    public byte[] wireBytes(java.util.function.Predicate<String> skip) {
+        byte[] bytes = wire;
+        if (bytes == null) {
+            StringBuilder lines = new StringBuilder(size * 32);
+            for (int i = 0; i < size; i++) {
+                if (skip.test(name(i))) continue;
+                lines.append(name(i)).append(": ").append(value(i)).append("\r\n");
+            }
+            bytes = lines.toString().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+            wire = bytes; // a benign race: every thread computes the same bytes
+        }
+        return bytes;
     }
 
     public boolean contains(String name) {

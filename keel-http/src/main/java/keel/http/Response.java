@@ -11,8 +11,8 @@ import java.util.concurrent.Flow;
  */
 public final class Response {
     private static final byte[] NO_BYTES = new byte[0];
-    private static final String TEXT = "text/plain; charset=utf-8";
-    private static final String JSON = "application/json";
+    private static final Headers TEXT = Headers.of("Content-Type", "text/plain; charset=utf-8");
+    private static final Headers JSON = Headers.of("Content-Type", "application/json");
 
     private final int status;
     private final Headers headers;
@@ -35,16 +35,16 @@ public final class Response {
     }
 
     public static Response text(int status, String text) {
-        return bytes(status, TEXT, text.getBytes(StandardCharsets.UTF_8));
+        return new Response(status, TEXT, text.getBytes(StandardCharsets.UTF_8), null, false);
     }
 
     /** 200 with a JSON body already serialised. */
     public static Response json(String json) {
-        return bytes(200, JSON, json.getBytes(StandardCharsets.UTF_8));
+        return json(json.getBytes(StandardCharsets.UTF_8));
     }
 
     public static Response json(byte[] json) {
-        return bytes(200, JSON, json);
+        return new Response(200, JSON, json, null, false);
     }
 
     public static Response bytes(int status, String contentType, byte[] body) {

@@ -44,6 +44,8 @@ public final class EventLoop implements Executor {
      * the flag before it checks the queue a last time.
      */
     private final AtomicBoolean wakeupNeeded = new AtomicBoolean();
+    /** Made once: a method reference evaluated on every select would allocate on every turn. */
+    private final java.util.function.Consumer<SelectionKey> readyHandler = this::onReady;
     private volatile boolean running = true;
 
     /**
@@ -166,18 +168,18 @@ public final class EventLoop implements Executor {
 
     private void poll() throws IOException {
         if (!tasks.isEmpty()) {
-            selector.selectNow(this::onReady);
+            selector.selectNow(readyHandler);
             return;
         }
         wakeupNeeded.set(true);
         if (!tasks.isEmpty() || !running) {
             wakeupNeeded.set(false);
-            selector.selectNow(this::onReady);
+            selector.selectNow(readyHandler);
             return;
         }
         long nanos = timers.nanosToNext(clock.getAsLong());
-        if (nanos == 0) selector.selectNow(this::onReady);
-        else selector.select(this::onReady, nanos < 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999)));
+        if (nanos == 0) selector.selectNow(readyHandler);
+        else selector.select(readyHandler, nanos < 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999)));
         wakeupNeeded.set(false);
     }
 
@@ -193,6 +195,7 @@ public final class EventLoop implements Executor {
     }
 
     private void runTasks() {
+        if (tasks.isEmpty()) return;
         long deadline = clock.getAsLong() + options.taskBudgetNanos();
         int ran = 0;
         Runnable task;

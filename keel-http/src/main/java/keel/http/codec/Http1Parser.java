@@ -195,8 +195,10 @@ public final class Http1Parser {
     }
 
     private static String method(byte[] a, int start, int end) {
+        int length = end - start;
+        if (length == 3 && a[start] == 'G' && a[start + 1] == 'E' && a[start + 2] == 'T') return "GET";
         for (String known : KNOWN_METHODS) {
-            if (known.length() == end - start && matches(a, start, known)) return known;
+            if (known.length() == length && known.charAt(0) == a[start] && matches(a, start, known)) return known;
         }
         for (int i = start; i < end; i++) {
             if (!Tokens.isTchar(a[i])) throw new BadRequest(400, "invalid character in method");
@@ -205,7 +207,8 @@ public final class Http1Parser {
     }
 
     private static boolean version(byte[] a, int start, int end) {
-        if (end - start == 8 && matches(a, start, "HTTP/1.")) {
+        if (end - start == 8 && a[start] == 'H' && a[start + 4] == '/' && a[start + 5] == '1' && a[start + 6] == '.'
+                && a[start + 1] == 'T' && a[start + 2] == 'T' && a[start + 3] == 'P') {
             if (a[start + 7] == '1') return true;
             if (a[start + 7] == '0') return false;
         }

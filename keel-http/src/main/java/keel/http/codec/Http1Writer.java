@@ -1,7 +1,6 @@
 package keel.http.codec;
 
 import keel.core.buffer.WriteQueue;
-import keel.http.Headers;
 import keel.http.Response;
 
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
@@ -50,16 +49,7 @@ public final class Http1Writer {
     public static void writeHead(WriteQueue out, Response response, BodyFraming framing, long contentLength,
                                  boolean close, boolean http10Client) {
         out.put(statusLine(response.status()));
-        Headers headers = response.headers();
-        for (int i = 0; i < headers.size(); i++) {
-            String name = headers.name(i);
-            if (isFramingField(name)) continue;
-            out.putAscii(name);
-            out.put((byte) ':');
-            out.put((byte) ' ');
-            out.putAscii(headers.value(i));
-            out.put(CRLF);
-        }
+        out.put(response.headers().wireBytes(Http1Writer::isFramingField));
         switch (framing) {
             case FIXED -> {
                 out.put(CONTENT_LENGTH);

@@ -13,10 +13,13 @@ import java.util.TreeSet;
  * with parameters are tried in declaration order. {@code HEAD} falls back to the {@code GET} route.
  */
 public final class RouteTable {
+    /** One path and its routes by method. */
     private record Entry(PathPattern pattern, Map<String, Route> byMethod) {
     }
 
     private final Map<String, Entry> literal = new HashMap<>();
+    /** Ready answers for literal paths, keyed by method then path: matching them allocates nothing. */
+    private final Map<String, Map<String, RouteMatch.Found>> literalFound = new HashMap<>();
     private final List<Entry> patterns = new ArrayList<>();
     private final List<Route> routes;
 
@@ -31,6 +34,10 @@ public final class RouteTable {
             if (entry.pattern().hasParameters()) patterns.add(entry);
             else literal.put(entry.pattern().text(), entry);
         }
+        for (Entry entry : literal.values()) {
+            entry.byMethod().forEach((method, route) -> literalFound.computeIfAbsent(method, m -> new HashMap<>())
+                    .put(entry.pattern().text(), new RouteMatch.Found(route, Map.of())));
+        }
     }
 
     public List<Route> routes() {
@@ -38,6 +45,9 @@ public final class RouteTable {
     }
 
     public RouteMatch match(String method, String path) {
+        Map<String, RouteMatch.Found> forMethod = literalFound.get(method.equals("HEAD") && !literalFound.containsKey("HEAD") ? "GET" : method);
+        RouteMatch.Found ready = forMethod == null ? null : forMethod.get(path);
+        if (ready != null) return ready;
         Entry exact = literal.get(path);
         if (exact != null) {
             Route route = byMethod(exact, method);

@@ -395,9 +395,10 @@ final class NioConnection implements IoHandler {
     private void waitFor(Wait next, boolean refresh) {
         if (next == wait && !refresh) return;
         wait = next;
+        if (next == Wait.NONE) return;
         var timeouts = home.context().options().timeouts();
         long timeout = switch (next) {
-            case NONE -> 0;
+            case NONE -> throw new AssertionError("no deadline without a wait");
             case IDLE, BODY, WRITE -> timeouts.idle().toNanos();
             case HEAD -> timeouts.headRead().toNanos();
             case LINGER -> timeouts.lingerDrain().toNanos();
