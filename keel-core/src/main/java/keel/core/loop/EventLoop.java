@@ -13,6 +13,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongSupplier;
 
 /**
@@ -47,6 +49,10 @@ public final class EventLoop implements Executor {
     /** Made once: a method reference evaluated on every select would allocate on every turn. */
     private final java.util.function.Consumer<SelectionKey> readyHandler = this::onReady;
     private volatile boolean running = true;
+    /** Guard hooks, read by the watchdog thread; written with release stores (no fence on the loop's path). */
+    private final AtomicLong turns = new AtomicLong();
+    private final AtomicBoolean waiting = new AtomicBoolean();
+    private final AtomicReference<Object> activity = new AtomicReference<>();
 
     /**
      * Options of one loop.
@@ -131,6 +137,25 @@ public final class EventLoop implements Executor {
         return timers.schedule(clock.getAsLong() + unit.toNanos(delay), task);
     }
 
+    /** Turns of the loop so far; a loop whose count stands still while it is not {@link #isWaiting} is stuck. */
+    public long turns() {
+        return turns.get();
+    }
+
+    /** True while the loop waits in {@code select} for I/O or a timer (any thread). */
+    public boolean isWaiting() {
+        return waiting.get();
+    }
+
+    /** Labels what the loop is running now (say, a route), for the watchdog's report; loop thread, null clears. */
+    public void markActivity(Object label) {
+        activity.lazySet(label);
+    }
+
+    public Object activity() {
+        return activity.get();
+    }
+
     /** Tasks waiting in the queue (a gauge; any thread). */
     public int pendingTasks() {
         return tasks.size();
@@ -154,6 +179,7 @@ public final class EventLoop implements Executor {
     private void run() {
         try {
             while (running) {
+                turns.lazySet(turns.get() + 1);
                 poll();
                 timers.runExpired(clock.getAsLong());
                 runTasks();
@@ -178,12 +204,19 @@ public final class EventLoop implements Executor {
             return;
         }
         long nanos = timers.nanosToNext(clock.getAsLong());
-        if (nanos == 0) selector.selectNow(readyHandler);
-        else selector.select(readyHandler, nanos < 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999)));
+        if (nanos == 0) {
+            selector.selectNow(readyHandler);
+        } else {
+            waiting.lazySet(true);
+            selector.select(readyHandler, nanos < 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999)));
+            waiting.lazySet(false);
+        }
         wakeupNeeded.set(false);
     }
 
     private void onReady(SelectionKey key) {
+        // select(Consumer) runs handlers inside the select call: from here on the loop is working, not waiting.
+        if (waiting.get()) waiting.lazySet(false);
         IoHandler handler = (IoHandler) key.attachment();
         try {
             handler.onReady(key);

@@ -5,10 +5,10 @@ import keel.http.Handler;
 import keel.http.server.Execution;
 
 /**
- * One route: a method, a path pattern, the handler, and the execution it runs under (null: the
- * server's default).
+ * One route: a method, a path pattern, the handler, the execution it runs under (null: the server's
+ * default) and how many requests it may run at once (0: no limit of its own; past it, 503).
  */
-public record Route(String method, String path, Endpoint endpoint, Execution execution) {
+public record Route(String method, String path, Endpoint endpoint, Execution execution, int maxConcurrent) {
 
     /** The handler of a route, synchronous or asynchronous. */
     public sealed interface Endpoint {

@@ -16,7 +16,7 @@ import java.util.Objects;
  * <pre>{@code
  * Router router = new Router()
  *         .get("/hello/{name}", req -> Response.ok("Hello " + req.pathParam("name")));
- * router.with(Execution.WORKER_POOL).post("/orders", orders::create);
+ * router.with(Execution.WORKER_POOL).limit(50).post("/orders", orders::create);
  * }</pre>
  *
  * The table is frozen when a server starts with it; adding a route afterwards throws.
@@ -29,19 +29,27 @@ public final class Router {
 
     private final Table table;
     private final Execution execution;
+    private final int maxConcurrent;
 
     public Router() {
-        this(new Table(), null);
+        this(new Table(), null, 0);
     }
 
-    private Router(Table table, Execution execution) {
+    private Router(Table table, Execution execution, int maxConcurrent) {
         this.table = table;
         this.execution = execution;
+        this.maxConcurrent = maxConcurrent;
     }
 
     /** A view of this router whose routes run under {@code execution}. */
     public Router with(Execution execution) {
-        return new Router(table, Objects.requireNonNull(execution, "execution"));
+        return new Router(table, Objects.requireNonNull(execution, "execution"), maxConcurrent);
+    }
+
+    /** A view whose routes each run at most {@code maxConcurrent} requests at once; more get 503 at once. */
+    public Router limit(int maxConcurrent) {
+        if (maxConcurrent < 1) throw new IllegalArgumentException("a route limit must be >= 1: " + maxConcurrent);
+        return new Router(table, execution, maxConcurrent);
     }
 
     public Router get(String path, Handler handler) {
@@ -83,7 +91,7 @@ public final class Router {
     /** The primitive every other registration calls. */
     public synchronized Router route(String method, String path, Route.Endpoint endpoint) {
         if (table.frozen) throw new IllegalStateException("routes are frozen once the server has started");
-        Route route = new Route(method, new PathPattern(path).text(), endpoint, execution);
+        Route route = new Route(method, new PathPattern(path).text(), endpoint, execution, maxConcurrent);
         for (Route existing : table.routes) {
             if (existing.method().equals(method) && existing.path().equals(path)) {
                 throw new IllegalArgumentException("route declared twice: " + method + " " + path);

@@ -174,6 +174,7 @@ final class BlockingConnection {
             socket.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
             int n = input.read(in.array(), in.arrayOffset() + in.position(), in.remaining());
             if (n < 0) return false;
+            context.observer().onBytesRead(n);
             in.position(in.position() + n);
             return true;
         } catch (SocketTimeoutException timeout) {
@@ -279,6 +280,7 @@ final class BlockingConnection {
                     int n = Math.min(length, SLICE);
                     writeDeadline = System.nanoTime() + idle;
                     socketOutput.write(bytes, offset, n);
+                    context.observer().onBytesWritten(n);
                     offset += n;
                     length -= n;
                 }

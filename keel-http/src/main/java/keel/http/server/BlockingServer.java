@@ -93,6 +93,7 @@ final class BlockingServer implements HttpServer.Listener {
     private void handOff(Socket socket) {
         BlockingConnection connection = new BlockingConnection(connectionIds.incrementAndGet(), socket, context, this::onClosed);
         if (openConnections.incrementAndGet() > options.limits().maxConnections()) {
+            context.observer().onRejected(ServerObserver.Rejection.CONNECTION_LIMIT);
             refuseOnNewThread(connection, "connection limit reached (" + options.limits().maxConnections() + ")");
             return;
         }
@@ -101,6 +102,7 @@ final class BlockingServer implements HttpServer.Listener {
             threads.execute(connection::serve);
         } catch (RejectedExecutionException full) {
             open.remove(connection);
+            context.observer().onRejected(ServerObserver.Rejection.BLOCKING_THREADS_BUSY);
             refuseOnNewThread(connection, "all connection threads are busy");
         }
     }

@@ -75,7 +75,15 @@ public final class ConfigKeys {
             key("write.high-water-mark", "--write-high-water-mark", "queued output at which a connection stops reading",
                     o -> ConfigValues.size(o.waterMarks().high()), (b, v) -> b.highWaterMark((int) ConfigValues.size(v, 1, 1 << 30))),
             key("write.low-water-mark", "--write-low-water-mark", "queued output below which it reads again",
-                    o -> ConfigValues.size(o.waterMarks().low()), (b, v) -> b.lowWaterMark((int) ConfigValues.size(v, 0, 1 << 30))));
+                    o -> ConfigValues.size(o.waterMarks().low()), (b, v) -> b.lowWaterMark((int) ConfigValues.size(v, 0, 1 << 30))),
+            key("guard.enabled", "--guard", "lag probe and blocked-loop watchdog on the event loops: true or false",
+                    o -> "" + o.guard().enabled(), (b, v) -> b.guardEnabled(ConfigValues.bool(v))),
+            key("guard.lag-probe-interval", "--lag-probe-interval", "how often each loop measures how late a timer fires",
+                    o -> ConfigValues.duration(o.guard().lagProbeInterval()), (b, v) -> b.lagProbeInterval(ConfigValues.duration(v))),
+            key("guard.blocked-threshold", "--blocked-threshold", "a loop stuck in one turn this long is reported with its stack",
+                    o -> ConfigValues.duration(o.guard().blockedThreshold()), (b, v) -> b.blockedThreshold(ConfigValues.duration(v))),
+            key("guard.on-blocked", "--on-blocked", "warn, or offload: run a route caught blocking on virtual threads from then on",
+                    o -> o.guard().onBlocked().word(), (b, v) -> b.onBlocked(ConfigValues.word(v, ServerOptions.OnBlocked.class))));
 
     private ConfigKeys() {
     }

@@ -57,6 +57,14 @@ final class ConfigValues {
         }
     }
 
+    static boolean bool(String text) {
+        return switch (text.trim().toLowerCase(Locale.ROOT)) {
+            case "true", "on", "yes" -> true;
+            case "false", "off", "no" -> false;
+            default -> throw new IllegalArgumentException("expected true or false");
+        };
+    }
+
     static <E extends Enum<E>> E word(String text, Class<E> type) {
         String constant = text.trim().toUpperCase(Locale.ROOT).replace('-', '_');
         for (E value : type.getEnumConstants()) {

@@ -1,5 +1,6 @@
 package keel.http.server;
 
+import keel.core.loop.EventLoop;
 import keel.http.HttpStatusException;
 import keel.http.Request;
 import keel.http.Response;
@@ -7,7 +8,11 @@ import keel.http.router.Route;
 import keel.http.router.RouteMatch;
 import keel.http.router.RouteTable;
 
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -27,34 +32,52 @@ import java.util.function.Consumer;
 final class Dispatcher implements AutoCloseable {
     private final RouteTable routes;
     private final Execution defaultExecution;
+    private final ServerObserver observer;
+    private final boolean observing;
     private final ThreadPoolExecutor workers;
     private final Semaphore virtualPermits;
+    private final int virtualThreadLimit;
     private final ThreadFactory virtualThreads = Thread.ofVirtual().name("keel-vt-", 0).factory();
+    /** Routes with a concurrency limit of their own; built once, read without locks. */
+    private final Map<Route, Semaphore> routeLimits = new IdentityHashMap<>();
+    /** Routes the guard moved off the event loop; {@code anyOffloaded} keeps the check off the fast path. */
+    private final Set<Route> offloaded = ConcurrentHashMap.newKeySet();
+    private volatile boolean anyOffloaded;
 
-    Dispatcher(ServerOptions options, RouteTable routes) {
+    Dispatcher(ServerOptions options, RouteTable routes, ServerObserver observer) {
         this.routes = routes;
         this.defaultExecution = options.execution();
+        this.observer = observer;
+        this.observing = observer != ServerObserver.NONE;
         int threads = options.pools().workerThreads();
         this.workers = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(options.pools().workerQueue()), platformThreads("keel-worker-"),
                 new ThreadPoolExecutor.AbortPolicy());
         this.workers.allowCoreThreadTimeOut(true);
-        this.virtualPermits = new Semaphore(options.pools().virtualThreadLimit());
+        this.virtualThreadLimit = options.pools().virtualThreadLimit();
+        this.virtualPermits = new Semaphore(virtualThreadLimit);
+        for (Route route : routes.routes()) {
+            if (route.maxConcurrent() > 0) routeLimits.put(route, new Semaphore(route.maxConcurrent()));
+        }
     }
 
     RouteTable routes() {
         return routes;
     }
 
-    /** Routes {@code request} and answers through {@code done}, possibly before this method returns. */
-    void dispatch(Request request, Consumer<Response> done) {
-        resolve(request, done, false);
+    /**
+     * Routes {@code request} and answers through {@code done}, possibly before this method returns.
+     * {@code loop} is the connection's event loop: an {@code EVENT_LOOP} handler runs on it, labelled
+     * with its route for the watchdog.
+     */
+    void dispatch(Request request, Consumer<Response> done, EventLoop loop) {
+        resolve(request, done, loop, false);
     }
 
     /** For the blocking transport: routes and runs the handler on the calling thread, waiting for an async one. */
     Response respond(Request request) {
         CompletableFuture<Response> answer = new CompletableFuture<>();
-        resolve(request, answer::complete, true);
+        resolve(request, answer::complete, null, true);
         try {
             return answer.get();
         } catch (InterruptedException e) {
@@ -65,47 +88,105 @@ final class Dispatcher implements AutoCloseable {
         }
     }
 
-    private void resolve(Request request, Consumer<Response> done, boolean onCallingThread) {
+    private void resolve(Request request, Consumer<Response> done, EventLoop loop, boolean onCallingThread) {
+        long start = observing ? System.nanoTime() : 0;
         RouteMatch match;
         try {
             match = routes.match(request.method(), request.path());
         } catch (HttpStatusException badPath) {
-            done.accept(Responses.forException(badPath, request));
+            recorded(done, request, null, start).accept(Responses.forException(badPath, request));
             return;
         }
         switch (match) {
-            case RouteMatch.NotFound notFound -> done.accept(Responses.notFound());
-            case RouteMatch.MethodNotAllowed notAllowed -> done.accept(Responses.methodNotAllowed(notAllowed.allowed()));
+            case RouteMatch.NotFound notFound -> recorded(done, request, null, start).accept(Responses.notFound());
+            case RouteMatch.MethodNotAllowed notAllowed ->
+                    recorded(done, request, null, start).accept(Responses.methodNotAllowed(notAllowed.allowed()));
             case RouteMatch.Found found -> {
+                Route route = found.route();
+                Consumer<Response> answer = recorded(done, request, route, start);
+                Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
+                if (limit != null) {
+                    if (!limit.tryAcquire()) {
+                        reject(ServerObserver.Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", answer);
+                        return;
+                    }
+                    answer = releasing(limit, answer);
+                }
                 Request routed = request.withPathParams(found.pathParams());
-                if (onCallingThread) invoke(found.route(), routed, done);
-                else run(found.route(), routed, done);
+                if (onCallingThread) invoke(route, routed, answer);
+                else run(route, routed, answer, loop);
             }
         }
     }
 
-    private void run(Route route, Request request, Consumer<Response> done) {
-        switch (route.executionOr(defaultExecution)) {
-            case EVENT_LOOP -> invoke(route, request, done);
+    private void run(Route route, Request request, Consumer<Response> done, EventLoop loop) {
+        Execution execution = route.executionOr(defaultExecution);
+        if (execution == Execution.EVENT_LOOP && anyOffloaded && offloaded.contains(route)) execution = Execution.VIRTUAL_THREAD;
+        switch (execution) {
+            case EVENT_LOOP -> {
+                loop.markActivity(route);
+                try {
+                    invoke(route, request, done);
+                } finally {
+                    loop.markActivity(null);
+                }
+            }
             case WORKER_POOL -> {
                 try {
                     workers.execute(() -> invoke(route, request, done));
                 } catch (RejectedExecutionException full) {
-                    done.accept(Responses.overloaded("worker pool is full"));
+                    reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", done);
                 }
             }
             case VIRTUAL_THREAD -> {
                 if (!virtualPermits.tryAcquire()) {
-                    done.accept(Responses.overloaded("virtual-thread concurrency limit reached"));
+                    reject(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "virtual-thread concurrency limit reached", done);
                     return;
                 }
-                Consumer<Response> releasing = response -> {
-                    virtualPermits.release();
-                    done.accept(response);
-                };
-                virtualThreads.newThread(() -> invoke(route, request, releasing)).start();
+                virtualThreads.newThread(() -> invoke(route, request, releasing(virtualPermits, done))).start();
             }
         }
+    }
+
+    private void reject(ServerObserver.Rejection reason, String text, Consumer<Response> done) {
+        observer.onRejected(reason);
+        done.accept(Responses.overloaded(text));
+    }
+
+    private static Consumer<Response> releasing(Semaphore permits, Consumer<Response> done) {
+        return response -> {
+            permits.release();
+            done.accept(response);
+        };
+    }
+
+    /** Reports each response to the observer; allocates nothing when nobody observes. */
+    private Consumer<Response> recorded(Consumer<Response> done, Request request, Route route, long start) {
+        if (!observing) return done;
+        String pattern = route == null ? null : route.path();
+        return response -> {
+            observer.onResponse(request.method(), pattern, response.status(), System.nanoTime() - start);
+            done.accept(response);
+        };
+    }
+
+    /** From now on {@code route} runs on virtual threads instead of the event loop; true the first time. */
+    boolean offload(Route route) {
+        if (route.executionOr(defaultExecution) != Execution.EVENT_LOOP || !offloaded.add(route)) return false;
+        anyOffloaded = true;
+        return true;
+    }
+
+    boolean isOffloaded(Route route) {
+        return offloaded.contains(route);
+    }
+
+    Execution defaultExecution() {
+        return defaultExecution;
+    }
+
+    int virtualThreadsInFlight() {
+        return virtualThreadLimit - virtualPermits.availablePermits();
     }
 
     /** Calls the handler here; failures of any kind become a response, so {@code done} always runs once. */

@@ -1,10 +1,14 @@
 package keel.http.server;
 
+import keel.core.guard.LagProbe;
+import keel.core.loop.EventLoop;
+import keel.http.router.Route;
 import keel.http.router.Router;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.util.List;
 
 /**
  * An HTTP/1.1 server: a transport ({@code nio} or {@code blocking}) in front of a frozen route table.
@@ -24,6 +28,22 @@ public final class HttpServer implements AutoCloseable {
 
         int openConnections();
 
+        default List<EventLoop> loops() {
+            return List.of();
+        }
+
+        default List<LagProbe> lagProbes() {
+            return List.of();
+        }
+
+        default long blockedLoopEvents() {
+            return 0;
+        }
+
+        default long blockedLoopEvents(Route route) {
+            return 0;
+        }
+
         void stop() throws IOException;
     }
 
@@ -32,23 +52,30 @@ public final class HttpServer implements AutoCloseable {
     private final Listener transport;
     private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
 
-    private HttpServer(ServerOptions options, Router router) throws IOException {
+    private HttpServer(ServerOptions options, Router router, ServerObserver observer) throws IOException {
         this.options = options;
-        this.dispatcher = new Dispatcher(options, router.freeze());
+        this.dispatcher = new Dispatcher(options, router.freeze(), observer);
+        ServerContext context = new ServerContext(options, dispatcher, observer);
         try {
             this.transport = switch (options.transport()) {
-                case NIO -> new NioServer(new ServerContext(options, dispatcher));
-                case BLOCKING -> new BlockingServer(new ServerContext(options, dispatcher));
+                case NIO -> new NioServer(context);
+                case BLOCKING -> new BlockingServer(context);
             };
         } catch (IOException | RuntimeException e) {
             dispatcher.close();
             throw e;
         }
+        observer.onStart(this);
     }
 
     /** Binds and starts serving; the routes are frozen from here on. */
     public static HttpServer start(ServerOptions options, Router router) throws IOException {
-        return new HttpServer(options, router);
+        return start(options, router, ServerObserver.NONE);
+    }
+
+    /** Binds and starts serving, reporting to {@code observer} (metrics). */
+    public static HttpServer start(ServerOptions options, Router router, ServerObserver observer) throws IOException {
+        return new HttpServer(options, router, observer);
     }
 
     public ServerOptions options() {
@@ -70,6 +97,46 @@ public final class HttpServer implements AutoCloseable {
 
     public int openConnections() {
         return transport.openConnections();
+    }
+
+    /** The event loops of the nio transport (empty for the blocking transport). */
+    public List<EventLoop> loops() {
+        return transport.loops();
+    }
+
+    /** One lag probe per event loop (empty when the guard is off or on the blocking transport). */
+    public List<LagProbe> lagProbes() {
+        return transport.lagProbes();
+    }
+
+    /** How many times the watchdog caught an event loop stuck. */
+    public long blockedLoopEvents() {
+        return transport.blockedLoopEvents();
+    }
+
+    /** Platform threads of the worker pool running a handler now. */
+    public int workerActive() {
+        return dispatcher.workerActive();
+    }
+
+    /** Requests waiting for a worker thread. */
+    public int workerQueued() {
+        return dispatcher.workerQueued();
+    }
+
+    /** Requests running on virtual threads now. */
+    public int virtualThreadsInFlight() {
+        return dispatcher.virtualThreadsInFlight();
+    }
+
+    /** Every route with where it runs now and what the guard saw of it. */
+    public List<RouteInfo> routes() {
+        return dispatcher.routes().routes().stream().map(route -> {
+            Execution declared = route.executionOr(dispatcher.defaultExecution());
+            boolean offloaded = dispatcher.isOffloaded(route);
+            return new RouteInfo(route.method(), route.path(), declared, offloaded ? Execution.VIRTUAL_THREAD : declared,
+                    offloaded, transport.blockedLoopEvents(route), route.maxConcurrent());
+        }).toList();
     }
 
     /** Stops accepting, closes every connection and stops the threads the server started. */

@@ -117,6 +117,7 @@ final class NioConnection implements IoHandler {
         if (n < 0) {
             onEndOfInput();
         } else if (n > 0) {
+            home.context().observer().onBytesRead(n);
             if (wait == Wait.BODY) waitFor(Wait.BODY, true);
             processInput();
         }
@@ -208,7 +209,7 @@ final class NioConnection implements IoHandler {
         state = State.HANDLING;
         // The next wait (idle, or the next pipelined head) starts its own deadline when this exchange ends.
         waitFor(Wait.NONE, false);
-        home.context().dispatcher().dispatch(request, onResponse);
+        home.context().dispatcher().dispatch(request, onResponse, loop);
     }
 
     /** The dispatcher's callback: moves the response onto this connection's loop. */
@@ -269,7 +270,11 @@ final class NioConnection implements IoHandler {
         if (!out.isEmpty()) {
             long before = out.pendingBytes();
             out.writeTo(channel);
-            if (out.pendingBytes() < before && wait == Wait.WRITE) waitFor(Wait.WRITE, true);
+            long written = before - out.pendingBytes();
+            if (written > 0) {
+                home.context().observer().onBytesWritten(written);
+                if (wait == Wait.WRITE) waitFor(Wait.WRITE, true);
+            }
         }
         long pending = out.pendingBytes();
         if (writable && pending >= home.context().options().waterMarks().high()) writable = false;

@@ -1,14 +1,17 @@
 package keel.http.server;
 
+import keel.core.guard.LagProbe;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.loop.LoopGroup;
 import keel.core.net.Acceptor;
+import keel.http.router.Route;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +29,7 @@ final class NioServer implements HttpServer.Listener {
     private final AtomicInteger openConnections = new AtomicInteger();
     private final AtomicLong connectionIds = new AtomicLong();
     private final Acceptor acceptor;
+    private final LoopGuard guard;
 
     NioServer(ServerContext context) throws IOException {
         this.context = context;
@@ -37,9 +41,12 @@ final class NioServer implements HttpServer.Listener {
             homes.put(loop, home);
             loop.execute(home::startSweeping);
         }
+        this.guard = options.guard().enabled()
+                ? new LoopGuard(loops.loops(), options.guard(), context.dispatcher(), context.observer()) : null;
         try {
             this.acceptor = new Acceptor(new InetSocketAddress(options.host(), options.port()), limits.backlog(), loops, this::initialize);
         } catch (IOException e) {
+            if (guard != null) guard.close();
             shutdownLoops();
             throw e;
         }
@@ -60,6 +67,7 @@ final class NioServer implements HttpServer.Listener {
             return;
         }
         if (overLimit) {
+            context.observer().onRejected(ServerObserver.Rejection.CONNECTION_LIMIT);
             LOG.debug("connection_refused", "reason", "max_connections", "limit", options.limits().maxConnections());
             connection.refuse(Responses.overloaded("connection limit reached (" + options.limits().maxConnections() + ")"));
         }
@@ -84,8 +92,29 @@ final class NioServer implements HttpServer.Listener {
     }
 
     @Override
+    public List<EventLoop> loops() {
+        return loops.loops();
+    }
+
+    @Override
+    public List<LagProbe> lagProbes() {
+        return guard == null ? List.of() : guard.probes();
+    }
+
+    @Override
+    public long blockedLoopEvents() {
+        return guard == null ? 0 : guard.blockedEvents();
+    }
+
+    @Override
+    public long blockedLoopEvents(Route route) {
+        return guard == null ? 0 : guard.blockedEvents(route);
+    }
+
+    @Override
     public void stop() throws IOException {
         context.markStopping();
+        if (guard != null) guard.close();
         acceptor.close();
         CountDownLatch closed = new CountDownLatch(loops.size());
         for (EventLoop loop : loops.loops()) {

@@ -2,17 +2,19 @@ package keel.http.server;
 
 import keel.http.codec.Http1Parser;
 
-/** What both transports share for one running server: its options, its dispatcher, and whether it is stopping. */
+/** What both transports share for one running server: options, dispatcher, observer, and whether it is stopping. */
 final class ServerContext {
     private final ServerOptions options;
     private final Dispatcher dispatcher;
+    private final ServerObserver observer;
     private final Http1Parser.Limits parserLimits;
     private final int readBufferSize;
     private volatile boolean stopping;
 
-    ServerContext(ServerOptions options, Dispatcher dispatcher) {
+    ServerContext(ServerOptions options, Dispatcher dispatcher, ServerObserver observer) {
         this.options = options;
         this.dispatcher = dispatcher;
+        this.observer = observer;
         var limits = options.limits();
         this.parserLimits = new Http1Parser.Limits(limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize());
         // Larger than the head limit, so a buffer full of head bytes always means 431, never a stall.
@@ -25,6 +27,10 @@ final class ServerContext {
 
     Dispatcher dispatcher() {
         return dispatcher;
+    }
+
+    ServerObserver observer() {
+        return observer;
     }
 
     Http1Parser.Limits parserLimits() {

@@ -14,13 +14,14 @@ import java.util.Objects;
  * @param threads   thread kind of the blocking transport
  */
 public record ServerOptions(String host, int port, Transport transport, Execution execution, Threads threads,
-                            Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks) {
+                            Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks, Guard guard) {
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
         Objects.requireNonNull(transport, "transport");
         Objects.requireNonNull(execution, "execution");
         Objects.requireNonNull(threads, "threads");
+        Objects.requireNonNull(guard, "guard");
         if (port < 0 || port > 65_535) throw new IllegalArgumentException("port must be in 0..65535: " + port);
     }
 
@@ -89,6 +90,34 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         }
     }
 
+    /** What the guard does when it catches a route blocking an event loop. */
+    public enum OnBlocked {
+        /** Log a warning with the stack and count it. */
+        WARN,
+        /** Also run that route on virtual threads from then on. */
+        OFFLOAD;
+
+        public String word() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /**
+     * The guard of the nio transport's event loops.
+     *
+     * @param enabled          false turns off the lag probe and the watchdog
+     * @param lagProbeInterval how often each loop measures how late a timer fires
+     * @param blockedThreshold how long a loop may stay in one turn before the watchdog reports it
+     * @param onBlocked        {@code warn}, or {@code offload} the route caught blocking
+     */
+    public record Guard(boolean enabled, Duration lagProbeInterval, Duration blockedThreshold, OnBlocked onBlocked) {
+        public Guard {
+            positive("guard.lag-probe-interval", lagProbeInterval);
+            positive("guard.blocked-threshold", blockedThreshold);
+            Objects.requireNonNull(onBlocked, "guard.on-blocked");
+        }
+    }
+
     public static ServerOptions defaults() {
         return builder().build();
     }
@@ -121,6 +150,10 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.blockingQueue = pools.blockingQueue();
         b.highWaterMark = waterMarks.high();
         b.lowWaterMark = waterMarks.low();
+        b.guardEnabled = guard.enabled();
+        b.lagProbeInterval = guard.lagProbeInterval();
+        b.blockedThreshold = guard.blockedThreshold();
+        b.onBlocked = guard.onBlocked();
         return b;
     }
 
@@ -157,6 +190,10 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         private int blockingQueue = 1000;
         private int highWaterMark = 64 * 1024;
         private int lowWaterMark = 32 * 1024;
+        private boolean guardEnabled = true;
+        private Duration lagProbeInterval = Duration.ofMillis(100);
+        private Duration blockedThreshold = Duration.ofMillis(100);
+        private OnBlocked onBlocked = OnBlocked.WARN;
 
         private Builder() {
         }
@@ -183,13 +220,18 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder blockingQueue(int blockingQueue) { this.blockingQueue = blockingQueue; return this; }
         public Builder highWaterMark(int highWaterMark) { this.highWaterMark = highWaterMark; return this; }
         public Builder lowWaterMark(int lowWaterMark) { this.lowWaterMark = lowWaterMark; return this; }
+        public Builder guardEnabled(boolean guardEnabled) { this.guardEnabled = guardEnabled; return this; }
+        public Builder lagProbeInterval(Duration lagProbeInterval) { this.lagProbeInterval = lagProbeInterval; return this; }
+        public Builder blockedThreshold(Duration blockedThreshold) { this.blockedThreshold = blockedThreshold; return this; }
+        public Builder onBlocked(OnBlocked onBlocked) { this.onBlocked = onBlocked; return this; }
 
         public ServerOptions build() {
             return new ServerOptions(host, port, transport, execution, threads,
                     new Limits(backlog, maxConnections, maxHeadSize, maxHeaderCount, maxBodySize),
                     new Timeouts(headReadTimeout, idleTimeout, lingerDrain, grace),
                     new Pools(loops, workerThreads, workerQueue, virtualThreadLimit, blockingThreads, blockingQueue),
-                    new WaterMarks(highWaterMark, lowWaterMark));
+                    new WaterMarks(highWaterMark, lowWaterMark),
+                    new Guard(guardEnabled, lagProbeInterval, blockedThreshold, onBlocked));
         }
     }
 }
