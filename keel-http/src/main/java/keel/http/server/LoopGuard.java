@@ -75,7 +75,7 @@ final class LoopGuard implements AutoCloseable {
             state[0] = now;
             state[1] = 0;
             LOG.warn("event_loop_blocked", "loop", event.loop().name(),
-                    "blocked_ms", TimeUnit.NANOSECONDS.toMillis(event.blockedNanos()),
+                    "blocked_at_least_ms", TimeUnit.NANOSECONDS.toMillis(event.blockedNanos()),
                     "route", route == null ? "-" : route.method() + " " + route.path(),
                     "similar_since_last_warning", suppressed,
                     "stack", event.stackText(STACK_DEPTH));

@@ -1,0 +1,144 @@
+package keel.http.server;
+
+import keel.core.guard.BlockedLoop;
+import keel.http.Response;
+import keel.http.router.Router;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The guard over real sockets: a handler that blocks its loop is caught, reported, and (offload) moved. */
+class GuardTest {
+    private static final HttpClient CLIENT = HttpClient.newHttpClient();
+
+    /** Records blocked-loop events the way a metrics binding would. */
+    private static final class Recorder implements ServerObserver {
+        final List<BlockedLoop> events = new CopyOnWriteArrayList<>();
+        final List<String> routes = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void onBlockedLoop(BlockedLoop event, String route) {
+            events.add(event);
+            routes.add(route);
+        }
+    }
+
+    private static Router blockingRoutes() {
+        Router router = new Router();
+        router.with(Execution.EVENT_LOOP).get("/block", request -> {
+            Thread.sleep(300);
+            Thread t = Thread.currentThread();
+            return Response.ok((t.isVirtual() ? "virtual" : "platform") + ":" + t.getName());
+        });
+        router.with(Execution.EVENT_LOOP).get("/fast", request -> Response.ok("fast"));
+        return router;
+    }
+
+    private static String get(HttpServer server, String path) throws Exception {
+        return CLIENT.send(HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + server.port() + path)).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    private static ServerOptions.Builder options(ServerOptions.OnBlocked policy) {
+        return ServerOptions.builder().host("127.0.0.1").port(0).loops(1)
+                .blockedThreshold(Duration.ofMillis(50)).lagProbeInterval(Duration.ofMillis(10)).onBlocked(policy);
+    }
+
+    @Test
+    void reportsAHandlerBlockingTheLoopWithItsStackAndRoute() throws Exception {
+        Recorder recorder = new Recorder();
+        try (HttpServer server = HttpServer.start(options(ServerOptions.OnBlocked.WARN).build(), blockingRoutes(), recorder)) {
+            assertThat(get(server, "/block")).startsWith("platform:keel-loop-0");
+            awaitTrue(() -> !recorder.events.isEmpty());
+            BlockedLoop event = recorder.events.getFirst();
+            assertThat(recorder.routes.getFirst()).isEqualTo("/block");
+            assertThat(Arrays.stream(event.stack()).map(StackTraceElement::toString))
+                    .anyMatch(frame -> frame.contains("Thread.sleep"))
+                    .anyMatch(frame -> frame.contains("GuardTest"));
+            assertThat(server.blockedLoopEvents()).isGreaterThanOrEqualTo(1);
+            RouteInfo block = route(server, "/block");
+            assertThat(block.blockedEvents()).isGreaterThanOrEqualTo(1);
+            assertThat(block.offloaded()).isFalse();
+            assertThat(block.effective()).isEqualTo(Execution.EVENT_LOOP);
+            // Policy warn: the route stays on the loop.
+            assertThat(get(server, "/block")).startsWith("platform:keel-loop-0");
+        }
+    }
+
+    @Test
+    void offloadMovesTheBlockingRouteToVirtualThreadsAndLeavesOthersOnTheLoop() throws Exception {
+        try (HttpServer server = HttpServer.start(options(ServerOptions.OnBlocked.OFFLOAD).build(), blockingRoutes())) {
+            assertThat(get(server, "/block")).startsWith("platform:keel-loop-0");
+            awaitTrue(() -> route(server, "/block").offloaded());
+            assertThat(get(server, "/block")).startsWith("virtual:");
+            RouteInfo block = route(server, "/block");
+            assertThat(block.execution()).isEqualTo(Execution.EVENT_LOOP);
+            assertThat(block.effective()).isEqualTo(Execution.VIRTUAL_THREAD);
+            assertThat(route(server, "/fast").offloaded()).isFalse();
+        }
+    }
+
+    @Test
+    void theLagProbeSeesTheBlockAndStaysLowOtherwise() throws Exception {
+        try (HttpServer server = HttpServer.start(options(ServerOptions.OnBlocked.WARN).build(), blockingRoutes())) {
+            awaitTrue(() -> server.lagProbes().getFirst().histogram().count() >= 10);
+            assertThat(server.lagProbes().getFirst().histogram().maxMicros()).isLessThan(200_000);
+            get(server, "/block");
+            awaitTrue(() -> server.lagProbes().getFirst().histogram().maxMicros() >= 200_000);
+        }
+    }
+
+    @Test
+    void theGuardCanBeTurnedOff() throws Exception {
+        try (HttpServer server = HttpServer.start(options(ServerOptions.OnBlocked.WARN).guardEnabled(false).build(), blockingRoutes())) {
+            get(server, "/block");
+            Thread.sleep(100);
+            assertThat(server.lagProbes()).isEmpty();
+            assertThat(server.blockedLoopEvents()).isZero();
+        }
+    }
+
+    @Test
+    void aRouteLimitAnswers503PastItsConcurrency() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        Router router = new Router();
+        router.with(Execution.VIRTUAL_THREAD).limit(1).get("/one-at-a-time", request -> {
+            release.await(10, TimeUnit.SECONDS);
+            return Response.ok("done");
+        });
+        try (TestServer server = TestServer.start(router); RawClient first = server.raw(); RawClient second = server.raw()) {
+            first.send("GET /one-at-a-time HTTP/1.1\r\nHost: t\r\n\r\n");
+            Thread.sleep(200);
+            second.send("GET /one-at-a-time HTTP/1.1\r\nHost: t\r\n\r\n");
+            RawClient.RawResponse refused = second.read();
+            assertThat(refused.status()).isEqualTo(503);
+            assertThat(refused.body()).contains("route concurrency limit");
+            release.countDown();
+            assertThat(first.read().body()).isEqualTo("done");
+            second.send("GET /one-at-a-time HTTP/1.1\r\nHost: t\r\n\r\n");
+            assertThat(second.read().body()).isEqualTo("done");
+        }
+    }
+
+    private static RouteInfo route(HttpServer server, String path) {
+        return server.routes().stream().filter(r -> r.path().equals(path)).findFirst().orElseThrow();
+    }
+
+    private static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition not met within 5 s").isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+}
