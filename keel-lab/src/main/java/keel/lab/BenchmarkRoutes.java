@@ -6,6 +6,9 @@ import keel.http.Request;
 import keel.http.Response;
 import keel.http.router.Router;
 
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
 /**
  * The benchmark surface users of other servers already know. No route sets an execution, so the
  * server's default (the {@code --execution} flag) applies to all of them and the modes compare the
@@ -40,6 +43,12 @@ public final class BenchmarkRoutes {
                     int ms = intParam(request, "ms", 100, 0, 60_000);
                     Thread.sleep(ms); // the blocking downstream stand-in: blocks whatever thread runs it
                     return Response.ok("slept " + ms + " ms");
+                })
+                .getAsync("/benchmark/latency-async", request -> {
+                    int ms = intParam(request, "ms", 100, 0, 60_000);
+                    // The same wait as /benchmark/latency, written async: no thread waits; a timer completes it.
+                    return CompletableFuture.supplyAsync(() -> Response.ok("waited " + ms + " ms"),
+                            CompletableFuture.delayedExecutor(ms, TimeUnit.MILLISECONDS, Runnable::run));
                 })
                 .get("/benchmark/mixed", request -> {
                     long fib = fibonacci(20);

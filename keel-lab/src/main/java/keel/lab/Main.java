@@ -1,6 +1,7 @@
 package keel.lab;
 
 import keel.http.router.Router;
+import keel.http.server.AdminRoutes;
 import keel.http.server.ConfigKeys;
 import keel.http.server.HttpServer;
 import keel.http.server.ServerOptions;
@@ -9,6 +10,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** The {@code bin/keel} commands. */
 public final class Main {
@@ -72,14 +74,33 @@ public final class Main {
     }
 
     private static void serve(ServerOptions options, PrintStream out) throws IOException, InterruptedException {
+        AtomicReference<HttpServer> running = new AtomicReference<>();
         Router router = BenchmarkRoutes.register(new Router());
+        AdminRoutes.register(router, running::get);
         HttpServer server = HttpServer.start(options, router);
-        Runtime.getRuntime().addShutdownHook(Thread.ofPlatform().name("keel-shutdown").unstarted(server::close));
+        running.set(server);
+        stopGracefullyOnSignals(server, out);
         out.printf("keel %s serving on http://%s:%d (transport=%s, execution=%s, threads=%s, loops=%d)%n",
                 Version.VALUE, options.host(), server.port(), options.transport().word(), options.execution().word(),
                 options.threads().word(), options.pools().loops());
         out.flush();
         server.awaitStop();
+    }
+
+    /**
+     * SIGTERM (and Ctrl-C) stop the server gracefully within its grace period, then exit with 0: a
+     * deliberate stop is a success. (Left to the JVM, SIGTERM would exit with 143.)
+     */
+    @SuppressWarnings("sunapi")
+    private static void stopGracefullyOnSignals(HttpServer server, PrintStream out) {
+        for (String name : List.of("TERM", "INT")) {
+            sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> Thread.ofPlatform().name("keel-stop").start(() -> {
+                out.println("keel: SIG" + name + ", stopping gracefully (grace " + server.options().timeouts().grace().toSeconds() + " s)");
+                out.flush();
+                server.stop();
+                System.exit(0);
+            }));
+        }
     }
 
     static String help() {

@@ -44,6 +44,8 @@ final class BlockingConnection {
     private long idleDeadline;
     /** While a write is blocked: when it counts as stalled (0 when not writing). Read by the write watchdog. */
     private volatile long writeDeadline;
+    /** True while the thread waits for the first byte of the next request (read by a stopping server). */
+    private volatile boolean waitingForRequest;
 
     BlockingConnection(long id, Socket socket, ServerContext context, Consumer<BlockingConnection> onClosed) {
         this.id = id;
@@ -88,6 +90,24 @@ final class BlockingConnection {
     /** Closes the socket from another thread (server stop); the serving thread then ends. */
     void abort() {
         closeQuietly();
+    }
+
+    /**
+     * For a stopping server: a connection waiting for its next request gets a FIN, so the client closes
+     * and the serving thread's read ends; a busy one finishes its exchange (answered with close).
+     */
+    void closeIfIdle() {
+        if (!waitingForRequest) return;
+        try {
+            socket.shutdownOutput();
+        } catch (IOException e) {
+            closeQuietly();
+        }
+    }
+
+    /** For a stopping server, once the drain time is over: a connection still waiting for a request closes. */
+    void abortIfIdle() {
+        if (waitingForRequest) closeQuietly();
     }
 
     /** Called by the server's write watchdog: a write that made no progress for the idle timeout ends the connection. */
@@ -172,7 +192,14 @@ final class BlockingConnection {
         if (!in.hasRemaining()) throw new IllegalStateException("read buffer full while the parser needs more");
         try {
             socket.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
-            int n = input.read(in.array(), in.arrayOffset() + in.position(), in.remaining());
+            waitingForRequest = betweenRequests;
+            if (betweenRequests && context.isStopping()) return false;
+            int n;
+            try {
+                n = input.read(in.array(), in.arrayOffset() + in.position(), in.remaining());
+            } finally {
+                waitingForRequest = false;
+            }
             if (n < 0) return false;
             context.observer().onBytesRead(n);
             in.position(in.position() + n);

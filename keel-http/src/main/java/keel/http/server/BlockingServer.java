@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
@@ -127,8 +128,9 @@ final class BlockingServer implements HttpServer.Listener {
         return openConnections.get();
     }
 
+    /** Like the nio transport: stop accepting, end idle connections, give busy ones {@code grace}, then close. */
     @Override
-    public void stop() throws IOException {
+    public void stop(Duration grace) throws IOException {
         context.markStopping();
         server.close();
         try {
@@ -136,8 +138,31 @@ final class BlockingServer implements HttpServer.Listener {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        for (BlockingConnection connection : open) connection.closeIfIdle();
+        long deadline = System.nanoTime() + grace.toNanos();
+        // A thread parked in read keeps the timeout it started with: past the drain time, end idle ones.
+        long lingerDeadline = System.nanoTime() + Math.min(grace.toNanos(), options.timeouts().lingerDrain().toNanos());
+        boolean idleAborted = false;
+        while (!open.isEmpty() && System.nanoTime() - deadline < 0) {
+            if (!idleAborted && System.nanoTime() - lingerDeadline > 0) {
+                for (BlockingConnection connection : open) connection.abortIfIdle();
+                idleAborted = true;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (!open.isEmpty()) LOG.warn("grace_period_over", "connections_closed", open.size());
         writeWatchdog.interrupt();
         for (BlockingConnection connection : open) connection.abort();
         threads.shutdownNow();
+        try {
+            if (!threads.awaitTermination(2, TimeUnit.SECONDS)) LOG.warn("connection_threads_still_running");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -8,6 +8,7 @@ import keel.http.router.Router;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -44,7 +45,7 @@ public final class HttpServer implements AutoCloseable {
             return 0;
         }
 
-        void stop() throws IOException;
+        void stop(Duration grace) throws IOException;
     }
 
     private final ServerOptions options;
@@ -139,10 +140,20 @@ public final class HttpServer implements AutoCloseable {
         }).toList();
     }
 
-    /** Stops accepting, closes every connection and stops the threads the server started. */
+    /** {@link #stop(Duration)} with the configured grace period ({@code timeouts.grace}). */
     public void stop() {
+        stop(options.timeouts().grace());
+    }
+
+    /**
+     * Stops gracefully: no new connections; idle connections close; requests in flight finish within
+     * {@code grace}, and their responses (and any request that arrives meanwhile) carry
+     * {@code Connection: close}; whatever is still open after the grace period is closed. Idempotent.
+     */
+    public synchronized void stop(Duration grace) {
+        if (stopped.getCount() == 0) return;
         try {
-            transport.stop();
+            transport.stop(grace);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {
@@ -158,6 +169,6 @@ public final class HttpServer implements AutoCloseable {
 
     @Override
     public void close() {
-        if (stopped.getCount() > 0) stop();
+        stop();
     }
 }

@@ -50,6 +50,11 @@ final class LoopConnections {
         if (open.remove(connection)) server.onClosed();
     }
 
+    /** Closes, lingering, every connection waiting for its next request; loop thread. */
+    void closeIdle() {
+        for (NioConnection connection : new ArrayList<>(open)) connection.closeIfIdle();
+    }
+
     /** Closes every connection of this loop now; loop thread. */
     void closeAll() {
         for (NioConnection connection : new ArrayList<>(open)) connection.close();

@@ -343,6 +343,11 @@ final class NioConnection implements IoHandler {
         }
     }
 
+    /** For a stopping server: a connection between requests closes now; a busy one finishes its exchange first. */
+    void closeIfIdle() {
+        if (state == State.READING && in == null && parser.isBetweenRequests() && out.isEmpty()) closeLingering();
+    }
+
     void close() {
         if (state == State.CLOSED) return;
         state = State.CLOSED;

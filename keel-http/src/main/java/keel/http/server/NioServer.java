@@ -10,6 +10,7 @@ import keel.http.router.Route;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.SocketChannel;
+import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -111,24 +112,46 @@ final class NioServer implements HttpServer.Listener {
         return guard == null ? 0 : guard.blockedEvents(route);
     }
 
+    /**
+     * Stops accepting, closes idle connections (lingering), lets in-flight exchanges finish for up to
+     * {@code grace} (their responses say {@code Connection: close}), then closes what remains.
+     */
     @Override
-    public void stop() throws IOException {
+    public void stop(Duration grace) throws IOException {
         context.markStopping();
-        if (guard != null) guard.close();
         acceptor.close();
-        CountDownLatch closed = new CountDownLatch(loops.size());
+        onEveryLoop(LoopConnections::closeIdle);
+        long deadline = System.nanoTime() + grace.toNanos();
+        while (openConnections.get() > 0 && System.nanoTime() - deadline < 0) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (openConnections.get() > 0) LOG.warn("grace_period_over", "connections_closed", openConnections.get());
+        onEveryLoop(LoopConnections::closeAll);
+        if (guard != null) guard.close();
+        shutdownLoops();
+    }
+
+    private void onEveryLoop(java.util.function.Consumer<LoopConnections> action) {
+        CountDownLatch done = new CountDownLatch(loops.size());
         for (EventLoop loop : loops.loops()) {
             loop.execute(() -> {
-                homes.get(loop).closeAll();
-                closed.countDown();
+                try {
+                    action.accept(homes.get(loop));
+                } finally {
+                    done.countDown();
+                }
             });
         }
         try {
-            closed.await(5, TimeUnit.SECONDS);
+            done.await(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        shutdownLoops();
     }
 
     private void shutdownLoops() {

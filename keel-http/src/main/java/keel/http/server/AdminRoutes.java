@@ -1,0 +1,54 @@
+package keel.http.server;
+
+import keel.http.Response;
+import keel.http.router.Router;
+
+import java.util.function.Supplier;
+
+/**
+ * Keel's own admin routes. {@code GET /keel/routes}: every route as JSON, with the execution it was
+ * declared with, where it runs now (the guard may have offloaded it) and how often it blocked a loop.
+ */
+public final class AdminRoutes {
+    private AdminRoutes() {
+    }
+
+    /** Adds the admin routes; {@code server} supplies the running server (routes are declared before it starts). */
+    public static Router register(Router router, Supplier<HttpServer> server) {
+        return router.with(Execution.EVENT_LOOP).get("/keel/routes", request -> Response.json(routesJson(server.get())));
+    }
+
+    static String routesJson(HttpServer server) {
+        StringBuilder json = new StringBuilder("{\"blockedLoopEvents\":").append(server.blockedLoopEvents())
+                .append(",\"onBlocked\":\"").append(server.options().guard().onBlocked().word()).append("\",\"routes\":[");
+        boolean first = true;
+        for (RouteInfo route : server.routes()) {
+            json.append(first ? "" : ",")
+                    .append("{\"method\":").append(quote(route.method()))
+                    .append(",\"path\":").append(quote(route.path()))
+                    .append(",\"execution\":\"").append(route.execution().word())
+                    .append("\",\"effective\":\"").append(route.effective().word())
+                    .append("\",\"offloaded\":").append(route.offloaded())
+                    .append(",\"blockedEvents\":").append(route.blockedEvents())
+                    .append(",\"maxConcurrent\":").append(route.maxConcurrent()).append('}');
+            first = false;
+        }
+        return json.append("]}").toString();
+    }
+
+    private static String quote(String text) {
+        StringBuilder quoted = new StringBuilder(text.length() + 2).append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '"' -> quoted.append("\\\"");
+                case '\\' -> quoted.append("\\\\");
+                default -> {
+                    if (c < 0x20) quoted.append(String.format("\\u%04x", (int) c));
+                    else quoted.append(c);
+                }
+            }
+        }
+        return quoted.append('"').toString();
+    }
+}
