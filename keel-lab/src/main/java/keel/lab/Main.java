@@ -2,6 +2,7 @@ package keel.lab;
 
 import keel.http.router.Router;
 import keel.http.server.AdminRoutes;
+import keel.metrics.KeelMetrics;
 import keel.http.server.ConfigKeys;
 import keel.http.server.HttpServer;
 import keel.http.server.ServerOptions;
@@ -77,7 +78,9 @@ public final class Main {
         AtomicReference<HttpServer> running = new AtomicReference<>();
         Router router = BenchmarkRoutes.register(new Router());
         AdminRoutes.register(router, running::get);
-        HttpServer server = HttpServer.start(options, router);
+        KeelMetrics metrics = new KeelMetrics();
+        metrics.register(router);
+        HttpServer server = HttpServer.start(options, router, metrics);
         running.set(server);
         stopGracefullyOnSignals(server, out);
         out.printf("keel %s serving on http://%s:%d (transport=%s, execution=%s, threads=%s, loops=%d)%n",
@@ -113,9 +116,10 @@ public final class Main {
                   bin/keel --help                              this text
 
                 The lab app serves GET /benchmark/hello, /benchmark/json, /benchmark/cpu?n=35,
-                /benchmark/cpu-heavy?limit=10000, /benchmark/latency?ms=100, /benchmark/mixed and
-                /benchmark/health. --transport, --execution and --threads apply to every route, so
-                the execution models can be compared on the same handlers.
+                /benchmark/cpu-heavy?limit=10000, /benchmark/latency?ms=100, /benchmark/latency-async?ms=100,
+                /benchmark/mixed and /benchmark/health, plus /metrics (Prometheus) and /keel/routes.
+                --transport, --execution and --threads apply to every benchmark route, so the execution
+                models can be compared on the same handlers.
 
                 Configuration: defaults < the YAML file of --config < flags. Every flag has a YAML key:
 

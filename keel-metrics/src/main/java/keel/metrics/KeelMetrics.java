@@ -1,0 +1,241 @@
+package keel.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import keel.core.guard.BlockedLoop;
+import keel.core.guard.LagProbe;
+import keel.core.loop.EventLoop;
+import keel.http.Response;
+import keel.http.router.Router;
+import keel.http.server.Execution;
+import keel.http.server.HttpServer;
+import keel.http.server.ServerObserver;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Binds a Keel server to Micrometer and serves what it measured in the Prometheus text format.
+ *
+ * <pre>{@code
+ * KeelMetrics metrics = new KeelMetrics();
+ * metrics.register(router);                       // GET /metrics
+ * HttpServer server = HttpServer.start(options, router, metrics);
+ * }</pre>
+ *
+ * <h2>What it publishes</h2>
+ * <ul>
+ *   <li>{@code keel_http_server_requests_seconds} (timer with a percentile histogram), tagged
+ *       {@code method}, {@code route} (the pattern, {@code none} when no route matched),
+ *       {@code status} and {@code status_class} ({@code 2xx}, {@code 4xx}, …)</li>
+ *   <li>{@code keel_event_loop_lag_seconds} (timer per {@code loop}, a summary with the 0.5/0.99/0.999
+ *       quantiles over the last couple of minutes),
+ *       {@code keel_event_loop_pending_tasks} (gauge per {@code loop}),
+ *       {@code keel_event_loop_blocked_total} (counter per {@code route})</li>
+ *   <li>{@code keel_http_server_connections_open}, {@code keel_worker_pool_active_threads},
+ *       {@code keel_worker_pool_queued_requests}, {@code keel_virtual_threads_in_flight} (gauges)</li>
+ *   <li>{@code keel_http_server_rejected_total} (counter per {@code reason}, every reason present from 0),
+ *       {@code keel_http_server_bytes_received_total}, {@code keel_http_server_bytes_sent_total}</li>
+ *   <li>the JVM's memory, GC, threads, processor and uptime meters</li>
+ * </ul>
+ *
+ * <h2>Threads</h2>
+ * The {@link ServerObserver} methods are called by the server on whichever thread the event happens:
+ * an event loop, a worker, a virtual thread or the watchdog. Each of them only looks up a cached meter
+ * (creating it the first time a method, route and status are seen) and bumps it; none blocks or takes
+ * a lock on the hot path. {@link #scrape()}, {@link #registry()} and the gauges may be used from any
+ * thread at any time. {@link #register(Router)} must run before the server starts (routes freeze then).
+ *
+ * <p>One instance serves one server at a time: {@link #onStart} points the gauges at the server it is
+ * given, so a server restarted with the same instance is measured again, but two servers running at
+ * once with the same instance would share (and muddle) the request counters.
+ */
+public final class KeelMetrics implements ServerObserver, AutoCloseable {
+
+    /** The content type of {@code GET /metrics}: the Prometheus text exposition format 0.0.4. */
+    public static final String CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+    /** The tag value when a request matched no route, or a loop was caught stuck outside a handler. */
+    static final String NO_ROUTE = "none";
+
+    /** Methods kept as they are in the {@code method} tag; any other is {@code OTHER}, to bound the series. */
+    private static final Set<String> KNOWN_METHODS =
+            Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT");
+
+    private final PrometheusMeterRegistry registry;
+    private final JvmGcMetrics gcMetrics;
+    private final Map<RequestKey, Timer> requestTimers = new ConcurrentHashMap<>();
+    private final Map<String, Counter> blockedCounters = new ConcurrentHashMap<>();
+    private final Map<ServerObserver.Rejection, Counter> rejected = new EnumMap<>(ServerObserver.Rejection.class);
+    private final Counter bytesReceived;
+    private final Counter bytesSent;
+    /** The loops of the server last started, by name: the pending-task gauges read through it. */
+    private final Map<String, EventLoop> loops = new ConcurrentHashMap<>();
+    private volatile HttpServer server;
+
+    /** A registry of its own, with the JVM meters bound and every rejection reason at 0. */
+    public KeelMetrics() {
+        this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new JvmMemoryMetrics().bindTo(registry);
+        this.gcMetrics = new JvmGcMetrics();
+        gcMetrics.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        for (ServerObserver.Rejection reason : ServerObserver.Rejection.values()) {
+            rejected.put(reason, Counter.builder("keel.http.server.rejected")
+                    .description("Requests or connections refused with 503, by reason")
+                    .tag("reason", reason.label())
+                    .register(registry));
+        }
+        this.bytesReceived = Counter.builder("keel.http.server.bytes.received")
+                .description("Bytes read from client connections")
+                .register(registry);
+        this.bytesSent = Counter.builder("keel.http.server.bytes.sent")
+                .description("Bytes written to client connections")
+                .register(registry);
+    }
+
+    /** The registry every meter lives in; add meters of your own to it to have them served too. */
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * Adds {@code GET /metrics} to {@code router} and returns {@code router}. The scrape runs on a
+     * virtual thread whatever the router's execution, so it never holds an event loop.
+     */
+    public Router register(Router router) {
+        router.with(Execution.VIRTUAL_THREAD).get("/metrics",
+                request -> Response.bytes(200, CONTENT_TYPE, scrape().getBytes(StandardCharsets.UTF_8)));
+        return router;
+    }
+
+    /** Every meter in the Prometheus text exposition format 0.0.4; any thread. */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    /** Registers the gauges that read {@code server} and listens to each loop's lag probe. */
+    @Override
+    public void onStart(HttpServer server) {
+        this.server = server;
+        serverGauge("keel.http.server.connections.open", "Client connections open now", HttpServer::openConnections);
+        serverGauge("keel.worker.pool.active.threads", "Worker-pool threads running a handler now", HttpServer::workerActive);
+        serverGauge("keel.worker.pool.queued.requests", "Requests waiting for a worker-pool thread", HttpServer::workerQueued);
+        serverGauge("keel.virtual.threads.in.flight", "Requests running on virtual threads now", HttpServer::virtualThreadsInFlight);
+
+        for (EventLoop loop : server.loops()) {
+            String name = loop.name();
+            loops.put(name, loop);
+            Gauge.builder("keel.event.loop.pending.tasks", loops, byName -> {
+                        EventLoop current = byName.get(name);
+                        return current == null ? Double.NaN : current.pendingTasks();
+                    })
+                    .description("Tasks queued for the event loop")
+                    .tag("loop", name)
+                    .strongReference(true)
+                    .register(registry);
+        }
+        for (LagProbe probe : server.lagProbes()) {
+            Timer lag = Timer.builder("keel.event.loop.lag")
+                    .description("How late the event loop ran a timer that was due")
+                    .tag("loop", probe.loop().name())
+                    // Quantiles only: with a percentile histogram as well, the Prometheus registry
+                    // publishes the buckets and drops the quantiles, and the quantiles are what we want.
+                    .publishPercentiles(0.5, 0.99, 0.999)
+                    .register(registry);
+            probe.addListener(lagNanos -> lag.record(lagNanos, TimeUnit.NANOSECONDS));
+        }
+    }
+
+    private void serverGauge(String name, String description, ToDoubleFunction<HttpServer> read) {
+        Gauge.builder(name, this, metrics -> {
+                    HttpServer current = metrics.server;
+                    return current == null ? Double.NaN : read.applyAsDouble(current);
+                })
+                .description(description)
+                .strongReference(true)
+                .register(registry);
+    }
+
+    @Override
+    public void onResponse(String method, String route, int status, long nanos) {
+        RequestKey key = new RequestKey(method != null && KNOWN_METHODS.contains(method) ? method : "OTHER", route, status);
+        Timer timer = requestTimers.get(key);
+        if (timer == null) timer = requestTimers.computeIfAbsent(key, this::requestTimer);
+        timer.record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    private Timer requestTimer(RequestKey key) {
+        return Timer.builder("keel.http.server.requests")
+                .description("Time from a request being parsed to its response being produced")
+                .tags(Tags.of(
+                        "method", key.method(),
+                        "route", key.route() == null ? NO_ROUTE : key.route(),
+                        "status", Integer.toString(key.status()),
+                        "status_class", statusClass(key.status())))
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofNanos(100_000))
+                .maximumExpectedValue(Duration.ofSeconds(30))
+                .register(registry);
+    }
+
+    static String statusClass(int status) {
+        return status >= 100 && status <= 599 ? (status / 100) + "xx" : "other";
+    }
+
+    @Override
+    public void onRejected(ServerObserver.Rejection reason) {
+        rejected.get(reason).increment();
+    }
+
+    @Override
+    public void onBytesRead(long bytes) {
+        bytesReceived.increment(bytes);
+    }
+
+    @Override
+    public void onBytesWritten(long bytes) {
+        bytesSent.increment(bytes);
+    }
+
+    @Override
+    public void onBlockedLoop(BlockedLoop event, String route) {
+        String tag = route == null ? NO_ROUTE : route;
+        Counter counter = blockedCounters.get(tag);
+        if (counter == null) {
+            counter = blockedCounters.computeIfAbsent(tag, r -> Counter.builder("keel.event.loop.blocked")
+                    .description("Times the watchdog caught an event loop stuck in one turn, by the route it ran")
+                    .tag("route", r)
+                    .register(registry));
+        }
+        counter.increment();
+    }
+
+    /** Unhooks the GC listener and closes the registry; the server should be stopped first. */
+    @Override
+    public void close() {
+        gcMetrics.close();
+        registry.close();
+    }
+
+    /** What one request timer is cached under (the method already normalised, so the map stays bounded). */
+    private record RequestKey(String method, String route, int status) {
+    }
+}

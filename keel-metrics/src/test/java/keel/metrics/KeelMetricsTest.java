@@ -1,0 +1,162 @@
+package keel.metrics;
+
+import keel.core.loop.EventLoop;
+import keel.http.Response;
+import keel.http.router.Router;
+import keel.http.server.Execution;
+import keel.http.server.ServerObserver;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The metrics a running server publishes on /metrics, over real sockets. */
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class KeelMetricsTest {
+    private static final String REQUESTS_COUNT = "keel_http_server_requests_seconds_count";
+
+    private static Router hello() {
+        return new Router().get("/hello", request -> Response.ok("Hello"));
+    }
+
+    @Test
+    void metricsIsPrometheusTextWithEveryKeelFamilyTyped() throws Exception {
+        try (MetricsServer server = MetricsServer.start(hello())) {
+            assertThat(server.get("/hello").statusCode()).isEqualTo(200);
+
+            HttpResponse<String> response = server.get("/metrics");
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("content-type")).hasValue("text/plain; version=0.0.4; charset=utf-8");
+
+            PrometheusText text = PrometheusText.parse(response.body());
+            assertThat(text.samples()).isNotEmpty();
+            assertThat(text.types()).containsEntry("keel_http_server_requests_seconds", "histogram")
+                    .containsEntry("keel_http_server_requests_seconds_max", "gauge")
+                    .containsEntry("keel_http_server_rejected_total", "counter")
+                    .containsEntry("keel_http_server_bytes_received_total", "counter")
+                    .containsEntry("keel_http_server_bytes_sent_total", "counter")
+                    .containsEntry("keel_http_server_connections_open", "gauge")
+                    .containsEntry("keel_worker_pool_active_threads", "gauge")
+                    .containsEntry("keel_worker_pool_queued_requests", "gauge")
+                    .containsEntry("keel_virtual_threads_in_flight", "gauge")
+                    .containsEntry("keel_event_loop_pending_tasks", "gauge")
+                    .containsKey("jvm_memory_used_bytes");
+            assertThat(text.find("keel_http_server_requests_seconds_bucket", "route", "/hello", "le", "+Inf")).hasSize(1);
+            assertThat(text.find("keel_http_server_requests_seconds_max", "route", "/hello")).hasSize(1);
+            for (ServerObserver.Rejection reason : ServerObserver.Rejection.values()) {
+                assertThat(text.find("keel_http_server_rejected_total", "reason", reason.label()))
+                        .as(reason.label()).singleElement().extracting(PrometheusText.Sample::value).isEqualTo(0.0);
+            }
+            assertThat(text.value("keel_http_server_connections_open")).isGreaterThanOrEqualTo(1);
+            for (EventLoop loop : server.server().loops()) {
+                assertThat(text.find("keel_event_loop_pending_tasks", "loop", loop.name())).hasSize(1);
+            }
+        }
+    }
+
+    @Test
+    void requestCountersAndByteCountersMoveWithTraffic() throws Exception {
+        try (MetricsServer server = MetricsServer.start(hello())) {
+            PrometheusText before = server.scrape();
+            double receivedBefore = before.value("keel_http_server_bytes_received_total");
+            double sentBefore = before.value("keel_http_server_bytes_sent_total");
+            assertThat(before.value(REQUESTS_COUNT, "route", "/hello")).isZero();
+
+            int n = 7;
+            for (int i = 0; i < n; i++) assertThat(server.get("/hello").statusCode()).isEqualTo(200);
+            assertThat(server.get("/nope").statusCode()).isEqualTo(404);
+
+            PrometheusText after = server.scrapeUntil(t -> t.value("keel_http_server_bytes_sent_total") > sentBefore);
+            assertThat(after.value(REQUESTS_COUNT, "method", "GET", "route", "/hello", "status", "200", "status_class", "2xx"))
+                    .isEqualTo(n);
+            assertThat(after.value(REQUESTS_COUNT, "method", "GET", "route", "none", "status", "404", "status_class", "4xx"))
+                    .isEqualTo(1);
+            assertThat(after.value("keel_http_server_requests_seconds_sum", "route", "/hello")).isPositive();
+            assertThat(after.value("keel_http_server_requests_seconds_bucket", "route", "/hello", "le", "+Inf")).isEqualTo(n);
+            assertThat(after.value("keel_http_server_bytes_received_total")).isGreaterThan(receivedBefore);
+            assertThat(after.value("keel_http_server_bytes_sent_total")).isGreaterThan(sentBefore);
+        }
+    }
+
+    @Test
+    void eachLoopPublishesItsLagWithQuantiles() throws Exception {
+        try (MetricsServer server = MetricsServer.start(hello(), b -> b.lagProbeInterval(Duration.ofMillis(10)))) {
+            List<String> loops = server.server().loops().stream().map(EventLoop::name).toList();
+            assertThat(loops).hasSize(2);
+
+            PrometheusText text = server.scrapeUntil(t -> loops.stream()
+                    .allMatch(loop -> t.value("keel_event_loop_lag_seconds_count", "loop", loop) >= 5));
+            assertThat(text.types()).containsEntry("keel_event_loop_lag_seconds", "summary");
+            for (String loop : loops) {
+                assertThat(text.value("keel_event_loop_lag_seconds_count", "loop", loop)).as(loop).isGreaterThanOrEqualTo(5);
+                assertThat(text.find("keel_event_loop_lag_seconds", "loop", loop, "quantile", "0.99")).as(loop).hasSize(1);
+                assertThat(text.find("keel_event_loop_lag_seconds", "loop", loop, "quantile", "0.999")).as(loop).hasSize(1);
+                assertThat(text.find("keel_event_loop_lag_seconds_max", "loop", loop)).as(loop).hasSize(1);
+            }
+        }
+    }
+
+    @Test
+    void aRouteBlockingTheLoopIsCountedUnderItsPattern() throws Exception {
+        Router router = new Router();
+        router.with(Execution.EVENT_LOOP).get("/block", request -> {
+            Thread.sleep(300);
+            return Response.ok("x");
+        });
+        try (MetricsServer server = MetricsServer.start(router, b -> b.blockedThreshold(Duration.ofMillis(50)))) {
+            assertThat(server.get("/block").statusCode()).isEqualTo(200);
+
+            PrometheusText text = server.scrapeUntil(t -> t.value("keel_event_loop_blocked_total", "route", "/block") >= 1);
+            assertThat(text.types()).containsEntry("keel_event_loop_blocked_total", "counter");
+            assertThat(text.value("keel_event_loop_blocked_total", "route", "/block")).isGreaterThanOrEqualTo(1);
+        }
+    }
+
+    @Test
+    void aFullWorkerPoolIsCountedAsARejection() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        Router router = new Router();
+        router.with(Execution.WORKER_POOL).get("/slow", request -> {
+            release.await(5, TimeUnit.SECONDS);
+            return Response.ok("done");
+        });
+        try (MetricsServer server = MetricsServer.start(router, b -> b.workerThreads(1).workerQueue(1))) {
+            List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+            try {
+                for (int i = 0; i < 3; i++) calls.add(server.getAsync("/slow"));
+
+                PrometheusText text = server.scrapeUntil(t -> t.value("keel_http_server_rejected_total", "reason", "worker_pool_full") >= 1);
+                assertThat(text.value("keel_http_server_rejected_total", "reason", "worker_pool_full")).isGreaterThanOrEqualTo(1);
+                assertThat(text.value("keel_worker_pool_active_threads")).isEqualTo(1);
+                assertThat(text.value("keel_worker_pool_queued_requests")).isEqualTo(1);
+            } finally {
+                release.countDown();
+            }
+            List<Integer> statuses = calls.stream().map(call -> call.join().statusCode()).sorted().toList();
+            assertThat(statuses).containsExactly(200, 200, 503);
+            PrometheusText text = server.scrapeUntil(t -> t.value(REQUESTS_COUNT, "route", "/slow", "status", "200") == 2);
+            assertThat(text.value(REQUESTS_COUNT, "route", "/slow", "status", "503", "status_class", "5xx")).isEqualTo(1);
+            assertThat(text.value(REQUESTS_COUNT, "route", "/slow", "status", "200")).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void unknownMethodsShareOneSeries() {
+        try (KeelMetrics metrics = new KeelMetrics()) {
+            metrics.onResponse("BREW", null, 405, 1_000);
+            metrics.onResponse("WHEN", null, 405, 2_000);
+            metrics.onResponse(null, "/x", 200, 2_000);
+            PrometheusText text = PrometheusText.parse(metrics.scrape());
+            assertThat(text.value(REQUESTS_COUNT, "method", "OTHER", "route", "none", "status", "405")).isEqualTo(2);
+            assertThat(text.value(REQUESTS_COUNT, "method", "OTHER", "route", "/x", "status", "200")).isEqualTo(1);
+        }
+    }
+}
