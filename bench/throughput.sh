@@ -23,7 +23,7 @@
 #   cpu us/req   server CPU time / requests: the cost of one request, lower is
 #                better. It stays meaningful when wrk, not the server, is the
 #                bottleneck (see srv cpu%), which req/s does not.
-#   vs netty     for keel nio+event-loop rows: its cpu us/req divided by
+#   vs netty     keel-nio-event-loop rows only (not -noguard): cpu us/req over
 #                netty's on the same route and style (1.00x = as cheap as Netty;
 #                needs the netty mode in the same run).
 #   srv cpu%     server CPU time / wall time of the run; ~100% means the server
@@ -33,7 +33,7 @@
 #   compare rows of one run rather than numbers across runs.
 #
 # Usage
-#   bench/throughput.sh                      # all modes, ~9 min with the defaults
+#   bench/throughput.sh                      # all modes, ~11 min with the defaults
 #   MODES="keel-nio-event-loop netty" DURATION=5 bench/throughput.sh
 #
 # Environment (defaults in brackets)
@@ -43,9 +43,12 @@
 #                      them right after each server starts (0 = none)
 #   CONNECTIONS [64]   wrk connections
 #   PIPELINE [16]      requests per batch in the pipelined style
-#   MODES              subset of: keel-nio-event-loop keel-nio-worker-pool
-#                      keel-nio-virtual-thread keel-blocking-platform
-#                      keel-blocking-virtual netty   [all of them]
+#   MODES              subset of: keel-nio-event-loop keel-nio-event-loop-noguard
+#                      keel-nio-worker-pool keel-nio-virtual-thread
+#                      keel-blocking-platform keel-blocking-virtual netty
+#                      [all of them]; keel-nio-event-loop-noguard is
+#                      keel-nio-event-loop with --guard false (no lag probe,
+#                      no blocked-loop watchdog): the pair prices the guard
 #   ROUTES [hello json]          routes under /benchmark/
 #   STYLES [keep-alive pipelined]
 #   PORT [18080]       port the server under test listens on (must be free)
@@ -66,7 +69,7 @@ set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
 
-ALL_MODES="keel-nio-event-loop keel-nio-worker-pool keel-nio-virtual-thread keel-blocking-platform keel-blocking-virtual netty"
+ALL_MODES="keel-nio-event-loop keel-nio-event-loop-noguard keel-nio-worker-pool keel-nio-virtual-thread keel-blocking-platform keel-blocking-virtual netty"
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-5}
 CONNECTIONS=${CONNECTIONS:-64}
@@ -236,6 +239,8 @@ server_cmd() { # mode -> command line (array SERVER_CMD)
   local keel=("$KEEL_BIN" serve --port "$PORT")
   case $1 in
     keel-nio-event-loop)     SERVER_CMD=("${keel[@]}" --transport nio --execution event-loop --loops 1) ;;
+    keel-nio-event-loop-noguard)
+      SERVER_CMD=("${keel[@]}" --transport nio --execution event-loop --loops 1 --guard false) ;;
     keel-nio-worker-pool)    SERVER_CMD=("${keel[@]}" --transport nio --execution worker-pool --loops 1) ;;
     keel-nio-virtual-thread) SERVER_CMD=("${keel[@]}" --transport nio --execution virtual-thread --loops 1) ;;
     keel-blocking-platform)  SERVER_CMD=("${keel[@]}" --transport blocking --threads platform) ;;

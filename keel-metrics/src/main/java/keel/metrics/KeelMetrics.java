@@ -77,6 +77,11 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     private static final Set<String> KNOWN_METHODS =
             Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT");
 
+    private static final Duration[] LAG_BUCKETS = java.util.stream.Stream.of(
+                    0.1, 0.25, 0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 7.5, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0,
+                    1_000.0, 2_500.0, 5_000.0, 10_000.0, 30_000.0)
+            .map(ms -> Duration.ofNanos((long) (ms * 1_000_000))).toArray(Duration[]::new);
+
     private final PrometheusMeterRegistry registry;
     private final JvmGcMetrics gcMetrics;
     private final Map<RequestKey, Timer> requestTimers = new ConcurrentHashMap<>();
@@ -156,9 +161,9 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
             Timer lag = Timer.builder("keel.event.loop.lag")
                     .description("How late the event loop ran a timer that was due")
                     .tag("loop", probe.loop().name())
-                    // Quantiles only: with a percentile histogram as well, the Prometheus registry
-                    // publishes the buckets and drops the quantiles, and the quantiles are what we want.
-                    .publishPercentiles(0.5, 0.99, 0.999)
+                    // Fixed buckets, fine around the 1-10 ms that separate healthy from slow: a scraper
+                    // takes two scrapes and computes any quantile of the interval between them.
+                    .serviceLevelObjectives(LAG_BUCKETS)
                     .register(registry);
             probe.addListener(lagNanos -> lag.record(lagNanos, TimeUnit.NANOSECONDS));
         }

@@ -30,6 +30,15 @@ public final class Http1Writer {
     }
 
     /**
+     * Does the one-time work of the first response (date formatting and its locale data, the common
+     * status lines) now, so it does not stall an event loop on the first request.
+     */
+    public static void prepare() {
+        DateHeader.line();
+        for (int status : new int[]{200, 204, 400, 404, 405, 408, 413, 431, 500, 503}) statusLine(status);
+    }
+
+    /**
      * Writes a whole response with a fixed body.
      *
      * @param omitBody     true for a HEAD request: the head announces the length, no body follows

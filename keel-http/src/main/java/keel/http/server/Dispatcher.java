@@ -53,7 +53,11 @@ final class Dispatcher implements AutoCloseable {
         this.workers = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(options.pools().workerQueue()), platformThreads("keel-worker-"),
                 new ThreadPoolExecutor.AbortPolicy());
-        this.workers.allowCoreThreadTimeOut(true);
+        // Threads started lazily would start on the event loop that hands them work, stalling it:
+        // when any route runs on the pool, start them all now, before the port opens.
+        boolean poolUsed = routes.routes().stream().anyMatch(r -> r.executionOr(defaultExecution) == Execution.WORKER_POOL);
+        if (poolUsed) workers.prestartAllCoreThreads();
+        else workers.allowCoreThreadTimeOut(true);
         this.virtualThreadLimit = options.pools().virtualThreadLimit();
         this.virtualPermits = new Semaphore(virtualThreadLimit);
         for (Route route : routes.routes()) {

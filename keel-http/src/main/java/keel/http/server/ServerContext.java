@@ -1,6 +1,7 @@
 package keel.http.server;
 
 import keel.http.codec.Http1Parser;
+import keel.http.codec.Http1Writer;
 
 /** What both transports share for one running server: options, dispatcher, observer, and whether it is stopping. */
 final class ServerContext {
@@ -19,6 +20,7 @@ final class ServerContext {
         this.parserLimits = new Http1Parser.Limits(limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize());
         // Larger than the head limit, so a buffer full of head bytes always means 431, never a stall.
         this.readBufferSize = Math.max(16 * 1024, Integer.highestOneBit(limits.maxHeadSize()) * 2);
+        Http1Writer.prepare();
     }
 
     ServerOptions options() {
