@@ -81,24 +81,22 @@ NCPU=$(getconf _NPROCESSORS_ONLN)
 
 # shellcheck source-path=SCRIPTDIR source=../lib/java.sh
 source "$BENCH_DIR/../lib/java.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/bench.sh
+source "$BENCH_DIR/lib/bench.sh"
 JAVA_HOME=$(keel_java_home) || die "a JDK >= 25 is required"
 export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH"
 
 BASE="http://127.0.0.1:$PORT"
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
 
 # ------------------------------------------------------------- state/trap ---
 
 SERVER_PID=""  # taskset exec's bin/keel, which exec's java: this PID is the JVM
-WRK_PID=""
 
-stop_server() { # SIGTERM, then SIGKILL after 15 s, to the server we started
-  local pid=$SERVER_PID i
+stop_server() {
+  local pid=$SERVER_PID
   SERVER_PID=""
   [[ -n $pid ]] || return 0
-  kill "$pid" 2>/dev/null || true
-  for ((i = 0; i < 150; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  if kill -0 "$pid" 2>/dev/null; then log "server $pid ignored SIGTERM for 15 s, sending SIGKILL"; kill -9 "$pid" || true; fi
+  terminate_pid "$pid"
   wait "$pid" 2>/dev/null || true
 }
 
@@ -113,16 +111,6 @@ on_exit() {
 }
 trap on_exit EXIT
 trap 'log "interrupted"; exit 130' INT TERM
-
-run_wrk() { # out_file wrk_args...; wrk in the background so that signals act at once
-  local out=$1 rc=0
-  shift
-  taskset -c "$CLIENT_CPU" wrk "$@" >"$out" 2>&1 </dev/null &
-  WRK_PID=$!
-  wait "$WRK_PID" || rc=$?
-  WRK_PID=""
-  return "$rc"
-}
 
 start_server() { # log_file keel_args...
   local logf=$1 deadline i
@@ -240,8 +228,7 @@ emit_table() { # $1: optional remark for the heading
     echo "wrk ${WRK_ARGS[*]} -d${DURATION}s after ${WARMUP}s warm-up; handlers wait ${BLOCK_MS} ms;" \
       "$LOOPS event loops; server on CPU $SERVER_CPU, wrk on CPU $CLIENT_CPU;" \
       "$("$JAVA_HOME/bin/java" -version 2>&1 | head -n 1);" \
-      "commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo none)$(
-        git -C "$ROOT" diff --quiet HEAD 2>/dev/null || echo ' + local changes')"
+      "$(git_desc)"
     echo
     awk -F '\t' '
       function num(v, fmt) { return (v < 0 ? "n/a" : sprintf(fmt, v)) }

@@ -130,29 +130,17 @@ CLK_TCK=$(getconf CLK_TCK)
 
 # shellcheck source-path=SCRIPTDIR source=../lib/java.sh
 source "$BENCH_DIR/../lib/java.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/bench.sh
+source "$BENCH_DIR/lib/bench.sh"
 JAVA_HOME=$(keel_java_home) || die "a JDK >= 25 is required"
 export JAVA_HOME
 export PATH="$JAVA_HOME/bin:$PATH"
 
-port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }
 
 # ------------------------------------------------------------- state/trap ---
 
 SERVER_PID=""   # PID we launched (taskset -> bin/keel -> exec java, or java directly)
 JVM_PID=""      # the JVM: SERVER_PID itself, or a java descendant if the launcher forked
-
-# Sends SIGTERM, then SIGKILL after 10 s, to one PID we started.
-terminate_pid() {
-  local pid=$1 i
-  kill -0 "$pid" 2>/dev/null || return 0
-  kill "$pid" 2>/dev/null || true
-  for ((i = 0; i < 100; i++)); do
-    kill -0 "$pid" 2>/dev/null || return 0
-    sleep 0.1
-  done
-  log "process $pid ignored SIGTERM for 10 s, sending SIGKILL"
-  kill -9 "$pid" 2>/dev/null || true
-}
 
 stop_server() {
   local pid=$SERVER_PID jvm=$JVM_PID
@@ -167,19 +155,6 @@ stop_server() {
 
 TSV=""          # results so far, once the run has started
 TABLE_DONE=false
-WRK_PID=""      # wrk while it runs (in the background, so that signals are handled at once)
-
-# Runs wrk pinned to the client CPU; args are wrk's, $1 is the output file.
-run_wrk() {
-  local out=$1 rc=0
-  shift
-  taskset -c "$CLIENT_CPU" wrk "$@" >"$out" 2>&1 </dev/null &
-  WRK_PID=$!
-  wait "$WRK_PID" || rc=$?
-  WRK_PID=""
-  return "$rc"
-}
-
 on_exit() {
   local rc=$?
   if [[ -n $WRK_PID ]]; then kill "$WRK_PID" 2>/dev/null || true; wait "$WRK_PID" 2>/dev/null || true; fi
@@ -418,12 +393,6 @@ render_table() {
           pct[i], (note[i] == "-" ? "" : note[i])
       }
     }' "$TSV"
-}
-
-git_desc() {
-  local rev
-  rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null) || { echo "no git commit"; return 0; }
-  if git -C "$ROOT" diff --quiet HEAD 2>/dev/null; then echo "commit $rev"; else echo "commit $rev + local changes"; fi
 }
 
 # Writes $OUT/table.md and prints it; $1 is an optional remark for the heading.

@@ -149,8 +149,11 @@ class ExecutionTest {
             }
             awaitBusy(server, capacity);
             try (RawClient extra = server.raw()) {
+                long sent = System.nanoTime();
                 extra.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n");
                 RawClient.RawResponse refused = extra.timeout(5_000).read();
+                // Refused at once, not after the held requests (which wait up to 10 s) or a timeout.
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sent)).isLessThan(1_000);
                 assertThat(refused.status()).isEqualTo(503);
                 assertThat(refused.header("retry-after")).isEqualTo("1");
                 assertThat(refused.body()).contains(reason);
