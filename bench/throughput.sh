@@ -23,9 +23,13 @@
 #   cpu us/req   server CPU time / requests: the cost of one request, lower is
 #                better. It stays meaningful when wrk, not the server, is the
 #                bottleneck (see srv cpu%), which req/s does not.
-#   vs netty     keel-nio-event-loop rows only (not -noguard): cpu us/req over
+#   vs netty     keel-nio-event-loop rows (guard on and off): cpu us/req over
 #                netty's on the same route and style (1.00x = as cheap as Netty;
 #                needs the netty mode in the same run).
+#   user us/req  the user-space part of cpu us/req (utime only). With keep-alive
+#                most of a request's cost is the kernel's (read, write, epoll:
+#                the same for every server), so this is where servers differ;
+#   user vs netty  the same ratio on user time alone.
 #   srv cpu%     server CPU time / wall time of the run; ~100% means the server
 #                core was saturated, well below means the client limited it.
 #   notes        socket errors and non-2xx responses reported by wrk, if any.
@@ -200,7 +204,7 @@ fi
 OUT="$ROOT/bench/results/throughput-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT"
 TSV="$OUT/results.tsv"
-printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tsrv_cpu_pct\tnotes\n' >"$TSV"
+printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tuser_us_req\tsrv_cpu_pct\tnotes\n' >"$TSV"
 
 n_runs=0
 for _ in $MODES; do for _ in $ROUTES; do for _ in $STYLES; do n_runs=$((n_runs + 1)); done; done; done
@@ -274,11 +278,11 @@ start_server() { # mode log_file
   [[ $JVM_PID == "$SERVER_PID" ]] || log "note: JVM is PID $JVM_PID, a child of launched PID $SERVER_PID"
 }
 
-cpu_ticks() { # utime+stime of $JVM_PID; fields 14 and 15, counted after the ")" closing comm
+cpu_ticks() { # "utime stime" of $JVM_PID; fields 14 and 15, counted after the ")" closing comm
   local stat rest
   stat=$(cat "/proc/$JVM_PID/stat") || return 1
   rest=${stat##*) }
-  awk '{ print $12 + $13 }' <<<"$rest"
+  awk '{ print $12, $13 }' <<<"$rest"
 }
 
 # ------------------------------------------------------------------- runs ---
@@ -318,7 +322,7 @@ parse_wrk() {
 
 run_mode() {
   local mode=$1 route style url tag raw before after t0 t1 parsed
-  local reqs rps p50 p99 notes cpu_us cpu_pct
+  local reqs rps p50 p99 notes cpu_us user_us cpu_pct
   start_server "$mode" "$OUT/$mode.server.log"
   # A fresh JVM on one core needs more than one warm-up to finish JIT-compiling
   # its hot paths, which made whichever run came first look slow: give every
@@ -359,12 +363,14 @@ run_mode() {
       after=$(cpu_ticks) || die "$mode: server died during $tag (log: $OUT/$mode.server.log)"
       parsed=$(parse_wrk <"$raw")
       read -r reqs rps p50 p99 notes <<<"$parsed"
-      read -r cpu_us cpu_pct < <(awk -v b="$before" -v a="$after" -v hz="$CLK_TCK" -v n="$reqs" \
+      read -r cpu_us user_us cpu_pct < <(awk -v b="$before" -v a="$after" -v hz="$CLK_TCK" -v n="$reqs" \
         -v ns="$((t1 - t0))" 'BEGIN {
-          s = (a - b) / hz
-          printf "%s %.0f\n", (n > 0 ? sprintf("%.2f", s * 1e6 / n) : "-1"), s * 1e9 * 100 / ns }')
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
-        "$mode" "$route" "$style" "$rps" "$p50" "$p99" "$cpu_us" "$cpu_pct" "$notes" >>"$TSV"
+          split(b, b2, " "); split(a, a2, " ")
+          user = (a2[1] - b2[1]) / hz; s = user + (a2[2] - b2[2]) / hz
+          printf "%s %s %.0f\n", (n > 0 ? sprintf("%.2f", s * 1e6 / n) : "-1"),
+            (n > 0 ? sprintf("%.2f", user * 1e6 / n) : "-1"), s * 1e9 * 100 / ns }')
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+        "$mode" "$route" "$style" "$rps" "$p50" "$p99" "$cpu_us" "$user_us" "$cpu_pct" "$notes" >>"$TSV"
       log "$tag: $rps req/s, p50 ${p50} ms, p99 ${p99} ms, ${cpu_us} cpu us/req, server cpu ${cpu_pct}% ${notes/#-/}"
     done
   done
@@ -377,20 +383,22 @@ render_table() {
   awk -F '\t' '
     function num(v, fmt) { return (v < 0 ? "n/a" : sprintf(fmt, v)) }
     NR == 1 { next }
-    { n++; m[n] = $1; r[n] = $2; s[n] = $3; rps[n] = $4; p50[n] = $5; p99[n] = $6; cpu[n] = $7; pct[n] = $8; note[n] = $9
-      if ($1 == "netty") netty[$2 "/" $3] = $7 }
+    { n++; m[n] = $1; r[n] = $2; s[n] = $3; rps[n] = $4; p50[n] = $5; p99[n] = $6; cpu[n] = $7; usr[n] = $8
+      pct[n] = $9; note[n] = $10
+      if ($1 == "netty") { netty[$2 "/" $3] = $7; nettyusr[$2 "/" $3] = $8 } }
     END {
-      print "| mode | route | style | req/s | p50 ms | p99 ms | cpu µs/req | vs netty | srv cpu% | notes |"
-      print "|---|---|---|---:|---:|---:|---:|---:|---:|---|"
+      print "| mode | route | style | req/s | p50 ms | p99 ms | cpu µs/req | vs netty | user µs/req | user vs netty | srv cpu% | notes |"
+      print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
       for (i = 1; i <= n; i++) {
-        ratio = ""
-        if (m[i] == "keel-nio-event-loop") {
+        ratio = ""; uratio = ""
+        if (m[i] ~ /^keel-nio-event-loop/) {
           k = r[i] "/" s[i]
           ratio = ((k in netty) && netty[k] > 0 && cpu[i] > 0) ? sprintf("%.2fx", cpu[i] / netty[k]) : "n/a"
+          uratio = ((k in nettyusr) && nettyusr[k] > 0 && usr[i] > 0) ? sprintf("%.2fx", usr[i] / nettyusr[k]) : "n/a"
         }
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m[i], r[i], s[i],
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m[i], r[i], s[i],
           num(rps[i], "%.0f"), num(p50[i], "%.3f"), num(p99[i], "%.3f"), num(cpu[i], "%.2f"), ratio,
-          pct[i], (note[i] == "-" ? "" : note[i])
+          num(usr[i], "%.2f"), uratio, pct[i], (note[i] == "-" ? "" : note[i])
       }
     }' "$TSV"
 }

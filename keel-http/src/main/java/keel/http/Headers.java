@@ -104,10 +104,19 @@ public final class Headers {
         return text.append(']').toString();
     }
 
-    /** Builds a header list without copying; used by the parser. */
+    /**
+     * Collects fields; {@link #build()} copies them out at their exact size, so one builder can be
+     * cleared and reused (the parser keeps one per connection).
+     */
     public static final class Builder {
         private String[] fields = new String[16];
         private int size;
+
+        public Builder clear() {
+            Arrays.fill(fields, 0, size * 2, null);
+            size = 0;
+            return this;
+        }
 
         public Builder add(String name, String value) {
             if (size * 2 == fields.length) fields = Arrays.copyOf(fields, fields.length * 2);
@@ -122,7 +131,7 @@ public final class Headers {
         }
 
         public Headers build() {
-            return wrap(fields, size);
+            return wrap(Arrays.copyOf(fields, size * 2), size);
         }
     }
 }

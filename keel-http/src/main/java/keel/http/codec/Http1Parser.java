@@ -50,6 +50,7 @@ public final class Http1Parser {
     private enum State { HEAD, FIXED_BODY, CHUNK_SIZE, CHUNK_DATA, CHUNK_DATA_END, TRAILERS, FAILED }
 
     private final Limits limits;
+    private final Headers.Builder fieldScratch = new Headers.Builder();
     private State state = State.HEAD;
     private ParseResult.Failed failure;
     /** HEAD: bytes after the position already scanned for the end of the head. */
@@ -168,7 +169,7 @@ public final class Http1Parser {
     private void readHead(byte[] a, int start, int end) {
         int lineEnd = lineEnd(a, start, end);
         readRequestLine(a, start, contentEnd(a, start, lineEnd));
-        Headers.Builder fields = new Headers.Builder();
+        Headers.Builder fields = fieldScratch.clear();
         int position = lineEnd + 1;
         while (true) {
             lineEnd = lineEnd(a, position, end);
@@ -258,7 +259,7 @@ public final class Http1Parser {
             byte b = a[i];
             if ((b >= 0 && b < ' ' && b != '\t') || b == 0x7f) throw new BadRequest(400, "invalid character in header value");
         }
-        fields.add(new String(a, start, colon - start, ISO_8859_1), new String(a, valueStart, valueEnd - valueStart, ISO_8859_1));
+        fields.add(Tokens.fieldName(a, start, colon), new String(a, valueStart, valueEnd - valueStart, ISO_8859_1));
     }
 
     // ---- framing (RFC 9112 §6) ----------------------------------------------------------------

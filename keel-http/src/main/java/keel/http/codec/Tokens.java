@@ -11,7 +11,24 @@ final class Tokens {
         for (char c : "!#$%&'*+-.^_`|~".toCharArray()) TCHAR[c] = true;
     }
 
+    /** Field names most requests carry, shared instead of allocated per request. */
+    private static final String[] COMMON_NAMES = {"Host", "host", "Accept", "accept", "Connection", "connection",
+            "User-Agent", "user-agent", "Content-Type", "content-type", "Content-Length", "content-length",
+            "Accept-Encoding", "accept-encoding", "Transfer-Encoding", "transfer-encoding", "Expect", "expect"};
+
     private Tokens() {
+    }
+
+    /** The field name in {@code a[start..end)}: a shared constant when it is a common one, exactly as sent. */
+    static String fieldName(byte[] a, int start, int end) {
+        int length = end - start;
+        for (String common : COMMON_NAMES) {
+            if (common.length() != length || common.charAt(0) != a[start]) continue;
+            int i = 1;
+            while (i < length && common.charAt(i) == a[start + i]) i++;
+            if (i == length) return common;
+        }
+        return new String(a, start, length, java.nio.charset.StandardCharsets.ISO_8859_1);
     }
 
     /** RFC 9110 §5.6.2 token character. */

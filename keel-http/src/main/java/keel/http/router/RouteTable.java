@@ -18,8 +18,9 @@ public final class RouteTable {
     }
 
     private final Map<String, Entry> literal = new HashMap<>();
-    /** Ready answers for literal paths, keyed by method then path: matching them allocates nothing. */
-    private final Map<String, Map<String, RouteMatch.Found>> literalFound = new HashMap<>();
+    /** Ready answers for literal paths and the common methods: one lookup, no allocation. */
+    private static final String[] FAST_METHODS = {"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH"};
+    private final Map<String, RouteMatch.Found[]> literalFound = new HashMap<>();
     private final List<Entry> patterns = new ArrayList<>();
     private final List<Route> routes;
 
@@ -35,8 +36,12 @@ public final class RouteTable {
             else literal.put(entry.pattern().text(), entry);
         }
         for (Entry entry : literal.values()) {
-            entry.byMethod().forEach((method, route) -> literalFound.computeIfAbsent(method, m -> new HashMap<>())
-                    .put(entry.pattern().text(), new RouteMatch.Found(route, Map.of())));
+            RouteMatch.Found[] found = new RouteMatch.Found[FAST_METHODS.length];
+            for (int i = 0; i < FAST_METHODS.length; i++) {
+                Route route = byMethod(entry, FAST_METHODS[i]);
+                if (route != null) found[i] = new RouteMatch.Found(route, Map.of());
+            }
+            literalFound.put(entry.pattern().text(), found);
         }
     }
 
@@ -45,9 +50,11 @@ public final class RouteTable {
     }
 
     public RouteMatch match(String method, String path) {
-        Map<String, RouteMatch.Found> forMethod = literalFound.get(method.equals("HEAD") && !literalFound.containsKey("HEAD") ? "GET" : method);
-        RouteMatch.Found ready = forMethod == null ? null : forMethod.get(path);
-        if (ready != null) return ready;
+        int fast = fastMethod(method);
+        if (fast >= 0) {
+            RouteMatch.Found[] found = literalFound.get(path);
+            if (found != null && found[fast] != null) return found[fast];
+        }
         Entry exact = literal.get(path);
         if (exact != null) {
             Route route = byMethod(exact, method);
@@ -64,6 +71,18 @@ public final class RouteTable {
             pathMatches.add(entry);
         }
         return pathMatches.isEmpty() ? RouteMatch.NOT_FOUND : notAllowed(pathMatches);
+    }
+
+    private static int fastMethod(String method) {
+        return switch (method) {
+            case "GET" -> 0;
+            case "HEAD" -> 1;
+            case "POST" -> 2;
+            case "PUT" -> 3;
+            case "DELETE" -> 4;
+            case "PATCH" -> 5;
+            default -> -1;
+        };
     }
 
     private static Route byMethod(Entry entry, String method) {
