@@ -35,6 +35,12 @@ final class Dispatcher implements AutoCloseable {
     private final ServerObserver observer;
     private final boolean observing;
     private final ThreadPoolExecutor workers;
+    /**
+     * Admission to the worker pool: one permit per thread plus one per queue slot, held while a task
+     * waits or runs. Deciding here, not by the queue's offer, means a burst is never refused while a
+     * thread is idle (an offer can find the queue full just before idle threads take from it).
+     */
+    private final Semaphore workerPermits;
     private final Semaphore virtualPermits;
     private final int virtualThreadLimit;
     private final ThreadFactory virtualThreads = Thread.ofVirtual().name("keel-vt-", 0).factory();
@@ -50,9 +56,11 @@ final class Dispatcher implements AutoCloseable {
         this.observer = observer;
         this.observing = observer != ServerObserver.NONE;
         int threads = options.pools().workerThreads();
+        int admitted = threads + options.pools().workerQueue();
+        this.workerPermits = new Semaphore(admitted);
+        // Sized for every admitted task, so the queue itself never refuses one.
         this.workers = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-                new ArrayBlockingQueue<>(options.pools().workerQueue()), platformThreads("keel-worker-"),
-                new ThreadPoolExecutor.AbortPolicy());
+                new ArrayBlockingQueue<>(admitted), platformThreads("keel-worker-"), new ThreadPoolExecutor.AbortPolicy());
         // Threads started lazily would start on the event loop that hands them work, stalling it:
         // when any route runs on the pool, start them all now, before the port opens.
         boolean poolUsed = routes.routes().stream().anyMatch(r -> r.executionOr(defaultExecution) == Execution.WORKER_POOL);
@@ -136,10 +144,21 @@ final class Dispatcher implements AutoCloseable {
                 }
             }
             case WORKER_POOL -> {
-                try {
-                    workers.execute(() -> invoke(route, request, done));
-                } catch (RejectedExecutionException full) {
+                if (!workerPermits.tryAcquire()) {
                     reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", done);
+                    return;
+                }
+                try {
+                    workers.execute(() -> {
+                        try {
+                            invoke(route, request, done);
+                        } finally {
+                            workerPermits.release();
+                        }
+                    });
+                } catch (RejectedExecutionException stopped) {
+                    workerPermits.release();
+                    reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", done);
                 }
             }
             case VIRTUAL_THREAD -> {

@@ -92,6 +92,36 @@ class ExecutionTest {
     }
 
     @Test
+    void aBurstOfThreadsPlusQueueRequestsIsAlwaysAdmitted() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<CountDownLatch> release = new java.util.concurrent.atomic.AtomicReference<>();
+        Router router = new Router().get("/block", request -> {
+            release.get().await(10, TimeUnit.SECONDS);
+            return Response.ok("done");
+        });
+        try (TestServer server = TestServer.start(router, b -> b.execution(Execution.WORKER_POOL).workerThreads(2).workerQueue(2))) {
+            for (int round = 0; round < 20; round++) {
+                release.set(new CountDownLatch(1));
+                List<RawClient> burst = new ArrayList<>();
+                for (int i = 0; i < 4; i++) burst.add(server.raw());
+                try {
+                    // All four at once, while both pool threads are idle: none may be refused.
+                    for (RawClient client : burst) client.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n");
+                    Thread.sleep(50);
+                    try (RawClient fifth = server.raw()) {
+                        fifth.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n");
+                        assertThat(fifth.read().status()).as("round %d: past threads + queue", round).isEqualTo(503);
+                    }
+                    release.get().countDown();
+                    for (RawClient client : burst) assertThat(client.read().body()).as("round %d", round).isEqualTo("done");
+                } finally {
+                    release.get().countDown();
+                    burst.forEach(RawClient::close);
+                }
+            }
+        }
+    }
+
+    @Test
     void theVirtualThreadLimitAnswers503AtOnce() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         Router router = new Router().get("/block", request -> {
