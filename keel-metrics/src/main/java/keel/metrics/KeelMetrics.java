@@ -14,6 +14,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import keel.core.guard.BlockedLoop;
 import keel.core.guard.LagProbe;
 import keel.core.loop.EventLoop;
+import keel.http.Methods;
 import keel.http.Response;
 import keel.http.router.Router;
 import keel.http.server.Execution;
@@ -72,8 +73,8 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     /** The tag value when a request matched no route, or a loop was caught stuck outside a handler. */
     static final String NO_ROUTE = "none";
 
-    /** Methods kept as they are in the {@code method} tag; any other is {@code OTHER}, to bound the series. */
-    private static final String[] METHODS = {"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT", "OTHER"};
+    /** The standard methods keep their name in the {@code method} tag; any other is this, to bound the series. */
+    private static final int OTHER_METHOD = Methods.count();
 
     /** Request latency buckets: enough to read p50/p99 from 0.5 ms to 30 s, few enough to record cheaply. */
     private static final Duration[] REQUEST_BUCKETS = java.util.stream.Stream.of(
@@ -193,19 +194,8 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     }
 
     private static int methodIndex(String method) {
-        if (method == null) return METHODS.length - 1;
-        return switch (method) {
-            case "GET" -> 0;
-            case "HEAD" -> 1;
-            case "POST" -> 2;
-            case "PUT" -> 3;
-            case "DELETE" -> 4;
-            case "PATCH" -> 5;
-            case "OPTIONS" -> 6;
-            case "TRACE" -> 7;
-            case "CONNECT" -> 8;
-            default -> METHODS.length - 1;
-        };
+        int index = method == null ? -1 : Methods.index(method);
+        return index < 0 ? OTHER_METHOD : index;
     }
 
     /**
@@ -228,7 +218,7 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
             int key = method * 1000 + Math.clamp(status, 0, 999);
             Last cached = last;
             if (cached.key() == key) return cached.timer();
-            Timer timer = byKey.computeIfAbsent(key, k -> requestTimer(METHODS[method], route, status));
+            Timer timer = byKey.computeIfAbsent(key, k -> requestTimer(method == OTHER_METHOD ? "OTHER" : Methods.name(method), route, status));
             last = new Last(key, timer);
             return timer;
         }

@@ -1,6 +1,7 @@
 package keel.http.codec;
 
 import keel.http.Headers;
+import keel.http.Methods;
 import keel.http.Request;
 
 import java.nio.ByteBuffer;
@@ -30,7 +31,6 @@ import static java.nio.charset.StandardCharsets.ISO_8859_1;
 public final class Http1Parser {
     /** Longest chunk-size line accepted, extensions included. */
     private static final int MAX_CHUNK_LINE = 1024;
-    private static final String[] KNOWN_METHODS = {"GET", "PUT", "POST", "HEAD", "PATCH", "TRACE", "DELETE", "OPTIONS", "CONNECT"};
 
     /**
      * @param maxHeadSize    request line plus header fields, in bytes (431 past it; 414 for a request line)
@@ -198,7 +198,8 @@ public final class Http1Parser {
     private static String method(byte[] a, int start, int end) {
         int length = end - start;
         if (length == 3 && a[start] == 'G' && a[start + 1] == 'E' && a[start + 2] == 'T') return "GET";
-        for (String known : KNOWN_METHODS) {
+        for (int i = 0; i < Methods.count(); i++) {
+            String known = Methods.name(i);
             if (known.length() == length && known.charAt(0) == a[start] && matches(a, start, known)) return known;
         }
         for (int i = start; i < end; i++) {

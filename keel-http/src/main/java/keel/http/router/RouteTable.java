@@ -1,5 +1,7 @@
 package keel.http.router;
 
+import keel.http.Methods;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -18,8 +20,7 @@ public final class RouteTable {
     }
 
     private final Map<String, Entry> literal = new HashMap<>();
-    /** Ready answers for literal paths and the common methods: one lookup, no allocation. */
-    private static final String[] FAST_METHODS = {"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH"};
+    /** Ready answers for literal paths and the standard methods: one lookup, no allocation. */
     private final Map<String, RouteMatch.Found[]> literalFound = new HashMap<>();
     private final List<Entry> patterns = new ArrayList<>();
     private final List<Route> routes;
@@ -36,9 +37,9 @@ public final class RouteTable {
             else literal.put(entry.pattern().text(), entry);
         }
         for (Entry entry : literal.values()) {
-            RouteMatch.Found[] found = new RouteMatch.Found[FAST_METHODS.length];
-            for (int i = 0; i < FAST_METHODS.length; i++) {
-                Route route = byMethod(entry, FAST_METHODS[i]);
+            RouteMatch.Found[] found = new RouteMatch.Found[Methods.count()];
+            for (int i = 0; i < found.length; i++) {
+                Route route = byMethod(entry, Methods.name(i));
                 if (route != null) found[i] = new RouteMatch.Found(route, Map.of());
             }
             literalFound.put(entry.pattern().text(), found);
@@ -50,7 +51,7 @@ public final class RouteTable {
     }
 
     public RouteMatch match(String method, String path) {
-        int fast = fastMethod(method);
+        int fast = Methods.index(method);
         if (fast >= 0) {
             RouteMatch.Found[] found = literalFound.get(path);
             if (found != null && found[fast] != null) return found[fast];
@@ -71,18 +72,6 @@ public final class RouteTable {
             pathMatches.add(entry);
         }
         return pathMatches.isEmpty() ? RouteMatch.NOT_FOUND : notAllowed(pathMatches);
-    }
-
-    private static int fastMethod(String method) {
-        return switch (method) {
-            case "GET" -> 0;
-            case "HEAD" -> 1;
-            case "POST" -> 2;
-            case "PUT" -> 3;
-            case "DELETE" -> 4;
-            case "PATCH" -> 5;
-            default -> -1;
-        };
     }
 
     private static Route byMethod(Entry entry, String method) {
