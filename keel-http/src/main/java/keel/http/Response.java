@@ -6,7 +6,8 @@ import java.util.concurrent.Flow;
 /**
  * An HTTP response as a plain value. A fixed body is sent with {@code Content-Length}; a streamed
  * body ({@link #stream}) is sent chunked, one chunk per published item, pulled only while the
- * connection is writable. {@code Content-Length}, {@code Date}, {@code Transfer-Encoding} and
+ * connection is writable. Body arrays (and published items) are sent without a copy: do not change
+ * an array after handing it to Keel. {@code Content-Length}, {@code Date}, {@code Transfer-Encoding} and
  * {@code Connection} are written by Keel, never taken from {@link #headers()}.
  */
 public final class Response {
@@ -21,7 +22,9 @@ public final class Response {
     private final boolean close;
 
     private Response(int status, Headers headers, byte[] body, Flow.Publisher<byte[]> stream, boolean close) {
-        if (status < 100 || status > 999) throw new IllegalArgumentException("invalid status code: " + status);
+        // 1xx are interim answers that Keel sends itself (100 Continue); as a final response they would
+        // leave the client waiting and desynchronise a pipelined connection.
+        if (status < 200 || status > 999) throw new IllegalArgumentException("not a final status code: " + status);
         this.status = status;
         this.headers = headers;
         this.body = body;

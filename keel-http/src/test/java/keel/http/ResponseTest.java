@@ -17,6 +17,13 @@ class ResponseTest {
     }
 
     @Test
+    void refusesInterimStatusesAsFinalResponses() {
+        assertThatThrownBy(() -> Response.status(101)).hasMessageContaining("not a final status");
+        assertThatThrownBy(() -> Response.text(100, "x")).hasMessageContaining("not a final status");
+        assertThat(Response.status(204).status()).isEqualTo(204);
+    }
+
+    @Test
     void copiesAreIndependentValues() {
         Response base = Response.status(204);
         Response tagged = base.header("ETag", "\"v1\"").closeConnection();

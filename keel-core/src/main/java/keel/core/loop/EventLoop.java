@@ -134,7 +134,13 @@ public final class EventLoop implements Executor {
     /** Runs {@code task} on this loop after {@code delay}; loop thread only. */
     public Timer schedule(long delay, TimeUnit unit, Runnable task) {
         assert inEventLoop() : "schedule outside the event loop";
-        return timers.schedule(clock.getAsLong() + unit.toNanos(delay), task);
+        return timers.schedule(clock.getAsLong() + unit.toNanos(delay), () -> {
+            try {
+                task.run();
+            } catch (Throwable e) {
+                LOG.error("timer_failed", e, "loop", name());
+            }
+        });
     }
 
     /** Turns of the loop so far; a loop whose count stands still while it is not {@link #isWaiting} is stuck. */
@@ -166,7 +172,7 @@ public final class EventLoop implements Executor {
         return selector.isOpen() ? selector.keys().size() : 0;
     }
 
-    /** Asks the loop to stop after its current turn; registered handlers get {@link IoHandler#onLoopClosed}. */
+    /** Asks the loop to stop after its current turn; registered handlers get {@link IoHandler#onClosedByLoop}. */
     public void shutdown() {
         running = false;
         selector.wakeup();
@@ -187,6 +193,7 @@ public final class EventLoop implements Executor {
         } catch (Throwable fatal) {
             LOG.error("event_loop_failed", fatal, "loop", name());
         } finally {
+            running = false; // a dead loop refuses work instead of queueing it forever
             closeAll();
             terminated.countDown();
         }
@@ -220,10 +227,16 @@ public final class EventLoop implements Executor {
         IoHandler handler = (IoHandler) key.attachment();
         try {
             handler.onReady(key);
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
+            // Any failure, an Error included, costs this channel only, never the loop.
             LOG.error("io_handler_failed", e, "loop", name());
             key.cancel();
             closeQuietly(key);
+            try {
+                handler.onClosedByLoop();
+            } catch (Throwable cleanup) {
+                LOG.warn("io_handler_cleanup_failed", cleanup, "loop", name());
+            }
         }
     }
 
@@ -246,7 +259,7 @@ public final class EventLoop implements Executor {
         for (SelectionKey key : List.copyOf(selector.keys())) {
             if (key.attachment() instanceof IoHandler handler) {
                 try {
-                    handler.onLoopClosed();
+                    handler.onClosedByLoop();
                 } catch (RuntimeException e) {
                     LOG.warn("close_on_shutdown_failed", e, "loop", name());
                 }

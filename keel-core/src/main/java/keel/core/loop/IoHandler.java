@@ -12,7 +12,7 @@ import java.nio.channels.SelectionKey;
 public interface IoHandler {
     void onReady(SelectionKey key);
 
-    /** Called on the loop thread when the loop shuts down with this channel still registered. */
-    default void onLoopClosed() {
+    /** Called on the loop thread when the loop closed this channel: at shutdown, or after {@link #onReady} threw. */
+    default void onClosedByLoop() {
     }
 }

@@ -68,6 +68,22 @@ class EventLoopTest {
     }
 
     @Test
+    void survivesAFailingTimerAndKeepsFiringOthers() throws Exception {
+        loop.start();
+        CompletableFuture<Boolean> later = new CompletableFuture<>();
+        loop.execute(() -> {
+            loop.schedule(5, TimeUnit.MILLISECONDS, () -> {
+                throw new OutOfMemoryError("simulated");
+            });
+            loop.schedule(30, TimeUnit.MILLISECONDS, () -> later.complete(true));
+        });
+        assertThat(later.get(5, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<Boolean> task = new CompletableFuture<>();
+        loop.execute(() -> task.complete(true));
+        assertThat(task.get(5, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
     void refusesTasksAfterShutdown() throws InterruptedException {
         loop.start();
         loop.shutdown();

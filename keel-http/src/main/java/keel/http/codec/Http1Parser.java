@@ -31,6 +31,8 @@ import static java.nio.charset.StandardCharsets.ISO_8859_1;
 public final class Http1Parser {
     /** Longest chunk-size line accepted, extensions included. */
     private static final int MAX_CHUNK_LINE = 1024;
+    /** First allocation for a body; it doubles as bytes arrive, up to the declared length. */
+    private static final int INITIAL_BODY_CAPACITY = 16 * 1024;
 
     /**
      * @param maxHeadSize    request line plus header fields, in bytes (431 past it; 414 for a request line)
@@ -66,6 +68,7 @@ public final class Http1Parser {
     private Headers headers;
     private byte[] body;
     private int bodyLength;
+    private int fixedLength;
     private long chunkRemaining;
 
     public Http1Parser(Limits limits) {
@@ -75,6 +78,11 @@ public final class Http1Parser {
     /** True between requests: no byte of the next request has been consumed. */
     public boolean isBetweenRequests() {
         return state == State.HEAD && scanned == 0;
+    }
+
+    /** Bytes reserved for the body being received (for tests: it grows with what arrived). */
+    int bodyCapacity() {
+        return body == null ? 0 : body.length;
     }
 
     /** True while the head of a request is being received. */
@@ -274,7 +282,9 @@ public final class Http1Parser {
             bodyLength = 0;
             state = State.CHUNK_SIZE;
         } else if (framing.contentLength() > 0) {
-            body = new byte[(int) framing.contentLength()];
+            // Grown as bytes arrive: a client announcing a large body cannot make the server reserve it.
+            fixedLength = (int) framing.contentLength();
+            body = new byte[Math.min(fixedLength, INITIAL_BODY_CAPACITY)];
             bodyLength = 0;
             state = State.FIXED_BODY;
         } else {
@@ -289,10 +299,11 @@ public final class Http1Parser {
     }
 
     private ParseResult readFixedBody(ByteBuffer in) {
-        int n = Math.min(in.remaining(), body.length - bodyLength);
+        int n = Math.min(in.remaining(), fixedLength - bodyLength);
+        if (bodyLength + n > body.length) body = Arrays.copyOf(body, Math.min(fixedLength, Math.max(bodyLength + n, body.length * 2)));
         in.get(body, bodyLength, n);
         bodyLength += n;
-        return bodyLength == body.length ? complete() : ParseResult.NEED_MORE;
+        return bodyLength == fixedLength ? complete() : ParseResult.NEED_MORE;
     }
 
     private ParseResult readChunkSize(ByteBuffer in) {
@@ -304,7 +315,7 @@ public final class Http1Parser {
             if (limit - start >= MAX_CHUNK_LINE) throw new BadRequest(400, "chunk size line too long");
             return ParseResult.NEED_MORE;
         }
-        long size = Tokens.chunkSize(a, start, contentEnd(a, start, lineEnd));
+        long size = Tokens.chunkSize(a, start, crlfContentEnd(a, start, lineEnd));
         in.position(lineEnd + 1 - in.arrayOffset());
         if (size == 0) {
             trailerBytes = 0;
@@ -339,9 +350,7 @@ public final class Http1Parser {
     private ParseResult readChunkDataEnd(ByteBuffer in) {
         if (!in.hasRemaining()) return ParseResult.NEED_MORE;
         byte first = in.get(in.position());
-        if (first == '\n') {
-            in.position(in.position() + 1);
-        } else if (first == '\r') {
+        if (first == '\r') {
             if (in.remaining() < 2) return ParseResult.NEED_MORE;
             if (in.get(in.position() + 1) != '\n') throw new BadRequest(400, "chunk data not followed by CRLF");
             in.position(in.position() + 2);
@@ -367,7 +376,7 @@ public final class Http1Parser {
             trailerBytes += lineEnd + 1 - start;
             if (trailerBytes > limits.maxHeadSize()) throw new BadRequest(431, "trailer section too large");
             in.position(lineEnd + 1 - base);
-            if (contentEnd(a, start, lineEnd) == start) {
+            if (crlfContentEnd(a, start, lineEnd) == start) {
                 body = bodyLength == body.length ? body : Arrays.copyOf(body, bodyLength);
                 return complete();
             }
@@ -399,6 +408,15 @@ public final class Http1Parser {
         int end = lf > start && a[lf - 1] == '\r' ? lf - 1 : lf;
         if (indexOf(a, start, end, (byte) '\r') >= 0) throw new BadRequest(400, "bare CR in request head");
         return end;
+    }
+
+    /**
+     * Like {@link #contentEnd}, but the line must end with CRLF: RFC 9112 §7.1 allows no bare LF in
+     * chunked framing, and a proxy that reads it differently would frame the body differently.
+     */
+    private static int crlfContentEnd(byte[] a, int start, int lf) {
+        if (lf == start || a[lf - 1] != '\r') throw new BadRequest(400, "chunked framing line not ended by CRLF");
+        return contentEnd(a, start, lf);
     }
 
     private static int indexOf(byte[] a, int from, int to, byte b) {

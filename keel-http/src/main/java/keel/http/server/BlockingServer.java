@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -81,10 +80,15 @@ final class BlockingServer implements HttpServer.Listener {
             Socket socket;
             try {
                 socket = server.accept();
-            } catch (SocketException closed) {
-                return;
             } catch (IOException e) {
+                if (server.isClosed()) return;
+                // Out of file descriptors fails at once: pause instead of spinning on it.
                 LOG.warn("accept_failed", "cause", e);
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
                 continue;
             }
             handOff(socket);

@@ -1,5 +1,6 @@
 package keel.http.server;
 
+import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.http.HttpStatusException;
 import keel.http.Request;
@@ -30,6 +31,7 @@ import java.util.function.Consumer;
  * own thread. Every pool is bounded and refuses at once with 503 when full.
  */
 final class Dispatcher implements AutoCloseable {
+    private static final Log LOG = Log.of(Dispatcher.class);
     private final RouteTable routes;
     private final Execution defaultExecution;
     private final ServerObserver observer;
@@ -172,7 +174,11 @@ final class Dispatcher implements AutoCloseable {
     }
 
     private void reject(ServerObserver.Rejection reason, String text, Consumer<Response> done) {
-        observer.onRejected(reason);
+        try {
+            observer.onRejected(reason);
+        } catch (RuntimeException e) {
+            LOG.warn("observer_failed", e, "event", "rejected");
+        }
         done.accept(Responses.overloaded(text));
     }
 
@@ -188,7 +194,11 @@ final class Dispatcher implements AutoCloseable {
         if (!observing) return done;
         String pattern = route == null ? null : route.path();
         return response -> {
-            observer.onResponse(request.method(), pattern, response.status(), System.nanoTime() - start);
+            try {
+                observer.onResponse(request.method(), pattern, response.status(), System.nanoTime() - start);
+            } catch (RuntimeException e) {
+                LOG.warn("observer_failed", e, "event", "response"); // metrics must never cost a response
+            }
             done.accept(response);
         };
     }

@@ -102,7 +102,7 @@ final class NioConnection implements IoHandler {
     }
 
     @Override
-    public void onLoopClosed() {
+    public void onClosedByLoop() {
         close();
     }
 
@@ -129,9 +129,12 @@ final class NioConnection implements IoHandler {
             updateInterest();
             return;
         }
+        if (state == State.READING) {
+            processInput();
+            return;
+        }
         if (state == State.STREAMING) stream.resume();
-        else if (state == State.READING) processInput();
-        else updateInterest();
+        updateWaitAndInterest();
     }
 
     /** The client closed its side: finish what is being written, then close. */
@@ -147,6 +150,10 @@ final class NioConnection implements IoHandler {
 
     /** Called by the sweep timer of the loop with the loop's current time. */
     void checkTimeout(long now) {
+        if (!channel.isOpen()) {
+            close(); // closed from another thread when its response could not reach this loop
+            return;
+        }
         if (wait == Wait.NONE || now - deadline < 0) return;
         switch (wait) {
             case HEAD -> respondAndClose(Responses.error(408, "request head not received within "
@@ -215,19 +222,32 @@ final class NioConnection implements IoHandler {
     /** The dispatcher's callback: moves the response onto this connection's loop. */
     private void onResponseFromAnyThread(Response response) {
         if (loop.inEventLoop()) {
-            onResponse(response);
+            onResponseOrClose(response);
             return;
         }
         try {
-            loop.execute(() -> onResponse(response));
+            loop.execute(() -> onResponseOrClose(response));
         } catch (RejectedExecutionException e) {
             LOG.warn("response_dropped", "id", id, "cause", e.getMessage());
             closeChannelQuietly();
         }
     }
 
+    /** A response that cannot be written (a bad value, a publisher that throws) ends the connection, never strands it. */
+    private void onResponseOrClose(Response response) {
+        try {
+            onResponse(response);
+        } catch (RuntimeException e) {
+            LOG.warn("response_failed", e, "id", id);
+            close();
+        }
+    }
+
     private void onResponse(Response response) {
-        if (state != State.HANDLING) return; // closed while the handler ran
+        if (state != State.HANDLING) {
+            if (response.isStreamed()) DiscardingSubscriber.discard(response.stream()); // closed while the handler ran
+            return;
+        }
         Request request = current;
         current = null;
         boolean close = !request.keepAlive() || response.closesConnection() || home.context().isStopping();
@@ -352,12 +372,23 @@ final class NioConnection implements IoHandler {
         if (state == State.CLOSED) return;
         state = State.CLOSED;
         wait = Wait.NONE;
-        if (stream != null) stream.cancel();
+        if (stream != null) {
+            try {
+                stream.cancel();
+            } catch (RuntimeException e) {
+                LOG.warn("stream_cancel_failed", e, "id", id);
+            }
+        }
         if (key != null) key.cancel();
         closeChannelQuietly();
         out.clear();
         releaseInput();
         home.remove(this);
+    }
+
+    /** The only thing other threads may do to a connection: close its socket; the loop's sweep finishes the job. */
+    void closeChannelFromAnyThread() {
+        closeChannelQuietly();
     }
 
     private void closeChannelQuietly() {

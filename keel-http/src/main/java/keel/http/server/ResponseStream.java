@@ -43,7 +43,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
 
     @Override
     public void onSubscribe(Flow.Subscription s) {
-        onLoop(() -> {
+        onLoop(s, () -> {
             if (done || subscription != null) {
                 s.cancel();
                 return;
@@ -55,7 +55,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
 
     @Override
     public void onNext(byte[] item) {
-        onLoop(() -> {
+        onLoop(null, () -> {
             if (done) return;
             demanded = false;
             if (chunked) Http1Writer.writeChunk(connection.out(), item);
@@ -67,7 +67,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
 
     @Override
     public void onError(Throwable failure) {
-        onLoop(() -> {
+        onLoop(null, () -> {
             if (done) return;
             done = true;
             LOG.warn("response_stream_failed", "connection", connection, "cause", failure);
@@ -77,7 +77,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
 
     @Override
     public void onComplete() {
-        onLoop(() -> {
+        onLoop(null, () -> {
             if (done) return;
             done = true;
             if (chunked) Http1Writer.writeLastChunk(connection.out());
@@ -110,7 +110,13 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
         if (subscription != null) subscription.cancel();
     }
 
-    private void onLoop(Runnable action) {
+    /**
+     * Runs a subscriber signal on the connection's loop. If the loop refuses it (overloaded or
+     * stopped), the connection is closed from here (the loop's sweep then cleans it up) and the
+     * subscription, when this signal carries it, is cancelled: {@code subscription} itself is
+     * loop-only and cannot be read from this thread.
+     */
+    private void onLoop(Flow.Subscription carried, Runnable action) {
         if (connection.loop().inEventLoop()) {
             action.run();
             return;
@@ -118,7 +124,8 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
         try {
             connection.loop().execute(action);
         } catch (RejectedExecutionException e) {
-            if (subscription != null) subscription.cancel();
+            if (carried != null) carried.cancel();
+            connection.closeChannelFromAnyThread();
         }
     }
 }

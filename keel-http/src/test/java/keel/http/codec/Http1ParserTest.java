@@ -153,6 +153,9 @@ class Http1ParserTest {
             "POST / HTTP/1.1\\r\\nHost: h\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n2\\r\\nabc\\r\\n | 400 | chunk data",
             "POST / HTTP/1.1\\r\\nHost: h\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n11111111111111111\\r\\n | 400 | chunk size",
             "GET / HTTP/1.1\\r\\nHost: h\\r\\nExpect: magic\\r\\n\\r\\n | 417 | expectation",
+            "POST / HTTP/1.1\\r\\nHost: h\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n3\\nabc\\r\\n0\\r\\n\\r\\n | 400 | CRLF",
+            "POST / HTTP/1.1\\r\\nHost: h\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n3\\r\\nabc\\n0\\r\\n\\r\\n | 400 | chunk data",
+            "POST / HTTP/1.1\\r\\nHost: h\\r\\nTransfer-Encoding: chunked\\r\\n\\r\\n0\\r\\n\\n | 400 | CRLF",
     })
     void refusesInvalidInput(String input, int status, String reasonPart) {
         ParseResult.Failed failed = failure(input.replace("\\r", "\r").replace("\\n", "\n").replace("\\u0001", "\u0001"));
@@ -174,6 +177,17 @@ class Http1ParserTest {
         assertThat(failure("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\n", small).status()).isEqualTo(413);
         assertThat(failure("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nabcdef\r\n6\r\n", small).status())
                 .isEqualTo(413);
+    }
+
+    @Test
+    void reservesBodyMemoryAsBytesArriveNotAsAnnounced() {
+        Http1Parser parser = new Http1Parser(new Http1Parser.Limits(8192, 100, 10 << 20));
+        String head = "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: " + (10 << 20) + "\r\n\r\n";
+        assertThat(parser.parse(ByteBuffer.wrap((head + "0123456789").getBytes(StandardCharsets.ISO_8859_1))))
+                .isInstanceOf(ParseResult.NeedMore.class);
+        assertThat(parser.bodyCapacity()).isLessThanOrEqualTo(64 * 1024);
+        byte[] rest = new byte[(10 << 20) - 10];
+        assertThat(parser.parse(ByteBuffer.wrap(rest))).isInstanceOf(ParseResult.Parsed.class);
     }
 
     @Test
