@@ -147,10 +147,6 @@ class ChunkedAndContinueTest {
     private static final AtomicReference<EndlessPublisher> ENDLESS =
             new AtomicReference<>();
 
-    private static String get(String target) {
-        return "GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n";
-    }
-
     // ---- chunked request bodies --------------------------------------------------------------
 
     private static final String CHUNKED_REQUEST = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -174,7 +170,7 @@ class ChunkedAndContinueTest {
             assertThat(response.header("X-Body-Length")).isEqualTo(Integer.toString(CHUNKED_BODY.length()));
             assertThat(response.header("Content-Length")).isEqualTo(Integer.toString(CHUNKED_BODY.length()));
             assertThat(response.header("X-Checksum")).as("trailers are not echoed as headers").isNull();
-            client.send(get("/hello"));
+            client.send(RawClient.get("/hello"));
             assertThat(client.read().body()).isEqualTo("hello, head");
         }
     }
@@ -222,7 +218,7 @@ class ChunkedAndContinueTest {
     @EnumSource(Transport.class)
     void echoesEmptyChunkedBody(Transport transport) {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + get("/hello"));
+            client.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + RawClient.get("/hello"));
             RawClient.RawResponse response = client.read();
             assertThat(response.status()).isEqualTo(200);
             assertThat(response.header("Content-Length")).isEqualTo("0");
@@ -245,7 +241,7 @@ class ChunkedAndContinueTest {
             RawClient.RawResponse response = client.read();
             assertThat(response.status()).isEqualTo(200);
             assertThat(response.body()).isEqualTo("hello world");
-            client.send(get("/hello"));
+            client.send(RawClient.get("/hello"));
             assertThat(client.read().body()).isEqualTo("hello, head");
         }
     }
@@ -268,7 +264,7 @@ class ChunkedAndContinueTest {
     @EnumSource(Transport.class)
     void sends100ContinueForPipelinedRequestAfterTheResponseBeforeIt(Transport transport) {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send(get("/hello") + "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n");
+            client.send(RawClient.get("/hello") + "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n");
             assertThat(client.read().body()).isEqualTo("hello, head");
             assertThat(client.read().statusLine()).isEqualTo("HTTP/1.1 100 Continue");
             client.send("xyz");
@@ -307,7 +303,7 @@ class ChunkedAndContinueTest {
     @EnumSource(Transport.class)
     void answersFinalResponseWhenBodyArrivesWithTheExpectContinueHead(Transport transport) {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send("POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\nbody" + get("/hello"));
+            client.send("POST /echo HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\nbody" + RawClient.get("/hello"));
             RawClient.RawResponse response = client.read();
             if (response.status() == 100) response = client.read(); // a 100 is allowed but not needed here
             assertThat(response.status()).isEqualTo(200);
@@ -336,7 +332,7 @@ class ChunkedAndContinueTest {
     @EnumSource(Transport.class)
     void answersHeadOnGetRouteWithContentLengthButNoBodyAndKeepsConnectionUsable(Transport transport) throws IOException {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send("HEAD /hello HTTP/1.1\r\nHost: x\r\n\r\n" + get("/hello") + "HEAD /hello HTTP/1.1\r\nHost: x\r\n\r\n");
+            client.send("HEAD /hello HTTP/1.1\r\nHost: x\r\n\r\n" + RawClient.get("/hello") + "HEAD /hello HTTP/1.1\r\nHost: x\r\n\r\n");
             RawClient.RawResponse head = client.read(true);
             assertThat(head.status()).isEqualTo(200);
             assertThat(head.header("Content-Length")).isEqualTo(Integer.toString("hello, head".length()));
@@ -357,7 +353,7 @@ class ChunkedAndContinueTest {
     @EnumSource(Transport.class)
     void answersHeadOnStreamedRouteWithoutClaimingAnEmptyBody(Transport transport) {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send("HEAD /stream HTTP/1.1\r\nHost: x\r\n\r\n" + get("/hello"));
+            client.send("HEAD /stream HTTP/1.1\r\nHost: x\r\n\r\n" + RawClient.get("/hello"));
             RawClient.RawResponse head = client.read(true);
             assertThat(head.status()).isEqualTo(200);
             // RFC 9110 §8.6: Content-Length in a HEAD response must equal what GET would send; the streamed
@@ -372,7 +368,7 @@ class ChunkedAndContinueTest {
     @EnumSource(Transport.class)
     void answers204WithoutContentLengthOrBodyAndKeepsConnectionUsable(Transport transport) throws IOException {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send(get("/nothing") + get("/hello"));
+            client.send(RawClient.get("/nothing") + RawClient.get("/hello"));
             RawClient.RawResponse noContent = client.read();
             assertThat(noContent.statusLine()).isEqualTo("HTTP/1.1 204 No Content");
             assertThat(noContent.header("X-Route")).isEqualTo("nothing");
@@ -386,7 +382,7 @@ class ChunkedAndContinueTest {
     @EnumSource(Transport.class)
     void answersStreamed204WithoutFramingOrBodyAndKeepsConnectionUsable(Transport transport) throws IOException {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send(get("/stream-nothing") + get("/hello"));
+            client.send(RawClient.get("/stream-nothing") + RawClient.get("/hello"));
             RawClient.RawResponse noContent = client.read();
             assertThat(noContent.statusLine()).isEqualTo("HTTP/1.1 204 No Content");
             assertThat(noContent.header("Transfer-Encoding")).isNull();
@@ -404,7 +400,7 @@ class ChunkedAndContinueTest {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
             StringBuilder body = new StringBuilder();
             for (int i = 0; body.length() < 1_000_000; i++) body.append(i).append(',');
-            client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length() + "\r\n\r\n" + body + get("/hello"));
+            client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + body.length() + "\r\n\r\n" + body + RawClient.get("/hello"));
             RawClient.RawResponse response = client.read();
             assertThat(response.status()).isEqualTo(200);
             assertThat(response.header("X-Body-Length")).isEqualTo(Integer.toString(body.length()));
@@ -419,7 +415,7 @@ class ChunkedAndContinueTest {
     @EnumSource(Transport.class)
     void streamsPublishedItemsChunkedAndCompleteThenKeepsConnection(Transport transport) {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send(get("/stream"));
+            client.send(RawClient.get("/stream"));
             RawClient.RawResponse response = client.read();
             assertThat(response.status()).isEqualTo(200);
             assertThat(response.header("Transfer-Encoding")).isEqualTo("chunked");
@@ -427,9 +423,9 @@ class ChunkedAndContinueTest {
             assertThat(response.header("Content-Type")).isEqualTo("text/plain");
             assertThat(response.header("Connection")).isNull();
             assertThat(response.body()).isEqualTo(expectedStreamBody());
-            client.send(get("/stream"));
+            client.send(RawClient.get("/stream"));
             assertThat(client.read().body()).isEqualTo(expectedStreamBody());
-            client.send(get("/hello"));
+            client.send(RawClient.get("/hello"));
             assertThat(client.read().body()).isEqualTo("hello, head");
         }
     }
@@ -453,7 +449,7 @@ class ChunkedAndContinueTest {
     @EnumSource(Transport.class)
     void skipsEmptyItemsInsteadOfEndingTheChunkedBodyEarly(Transport transport) {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send(get("/stream-with-empty-items") + get("/hello"));
+            client.send(RawClient.get("/stream-with-empty-items") + RawClient.get("/hello"));
             RawClient.RawResponse response = client.read();
             assertThat(response.body()).isEqualTo(expectedStreamBody());
             assertThat(client.read().body()).isEqualTo("hello, head");
@@ -464,7 +460,7 @@ class ChunkedAndContinueTest {
     @EnumSource(Transport.class)
     void answersRequestPipelinedBehindAStreamedResponse(Transport transport) {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send(get("/stream") + "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nafter" + get("/stream"));
+            client.send(RawClient.get("/stream") + "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nafter" + RawClient.get("/stream"));
             assertThat(client.read().body()).isEqualTo(expectedStreamBody());
             assertThat(client.read().body()).isEqualTo("after");
             assertThat(client.read().body()).isEqualTo(expectedStreamBody());
@@ -475,7 +471,7 @@ class ChunkedAndContinueTest {
     @EnumSource(Transport.class)
     void closesAfterCloseDelimitedStreamEvenWithARequestPipelinedBehindIt(Transport transport) throws IOException {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send("GET /stream HTTP/1.0\r\nConnection: keep-alive\r\n\r\n" + get("/hello"));
+            client.send("GET /stream HTTP/1.0\r\nConnection: keep-alive\r\n\r\n" + RawClient.get("/hello"));
             String wire = client.readToEnd(); // fails on a reset
             assertThat(wire).startsWith("HTTP/1.1 200 OK\r\n").contains("Connection: close\r\n")
                     .endsWith("\r\n\r\n" + expectedStreamBody());
@@ -486,7 +482,7 @@ class ChunkedAndContinueTest {
     @EnumSource(Transport.class)
     void streamsLargeBodyCompletelyToAClientThatStartsReadingLate(Transport transport) throws Exception {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send(get("/stream-large") + get("/hello"));
+            client.send(RawClient.get("/stream-large") + RawClient.get("/hello"));
             Thread.sleep(200); // let the server fill the socket buffers and its high water mark first
             RawClient.RawResponse response = client.read();
             assertThat(response.header("Transfer-Encoding")).isEqualTo("chunked");
@@ -507,7 +503,7 @@ class ChunkedAndContinueTest {
         ENDLESS.set(publisher);
         try (TestServer server = TestServer.start(transport, router())) {
             RawClient client = server.raw();
-            client.send(get("/stream-endless"));
+            client.send(RawClient.get("/stream-endless"));
             assertThat(publisher.subscribed.await(2, TimeUnit.SECONDS)).isTrue();
             client.close(); // gone mid-body, with unread bytes: the next writes fail
             assertThat(publisher.cancelled.await(3, TimeUnit.SECONDS))
@@ -547,7 +543,7 @@ class ChunkedAndContinueTest {
     @EnumSource(Transport.class)
     void abortsChunkedStreamWithoutLastChunkWhenPublisherFails(Transport transport) throws IOException {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send(get("/stream-failing"));
+            client.send(RawClient.get("/stream-failing"));
             String wire;
             try {
                 wire = client.readToEnd();

@@ -203,8 +203,7 @@ class ExecutionTest {
 
     /** Waits until the server has accepted the held connections (their requests are then in flight). */
     private static void awaitBusy(TestServer server, int connections) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (server.server().openConnections() < connections && System.nanoTime() < deadline) Thread.sleep(5);
+        server.awaitOpenConnections(connections);
         Thread.sleep(100); // the requests on those connections reach their handlers
     }
 }

@@ -39,7 +39,7 @@ class GracefulShutdownTest {
             for (int i = 0; i < 40; i++) {
                 inFlight.add(client.sendAsync(HttpRequest.newBuilder(server.uri("/slow")).build(), HttpResponse.BodyHandlers.ofString()));
             }
-            awaitOpenConnections(server, 20);
+            server.awaitOpenConnections(20);
             Thread.sleep(100); // the requests reach their handlers
             long start = System.nanoTime();
             server.server().stop(Duration.ofSeconds(10));
@@ -92,10 +92,5 @@ class GracefulShutdownTest {
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(250L, 3_000L);
             assertThat(server.server().openConnections()).isZero();
         }
-    }
-
-    private static void awaitOpenConnections(TestServer server, int count) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (server.server().openConnections() < count && System.nanoTime() < deadline) Thread.sleep(5);
     }
 }

@@ -32,16 +32,12 @@ class KeepAliveTest {
         return router;
     }
 
-    private static String get(String target) {
-        return "GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n";
-    }
-
     @ParameterizedTest
     @EnumSource(Transport.class)
     void servesSeveralSequentialRequestsOnOneConnection(Transport transport) throws Exception {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
             for (int i = 0; i < 10; i++) {
-                client.send(i % 2 == 0 ? get("/echo?i=" + i)
+                client.send(i % 2 == 0 ? RawClient.get("/echo?i=" + i)
                         : "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n" + String.format("%02d", i));
                 RawClient.RawResponse response = client.read();
                 assertThat(response.status()).isEqualTo(200);
@@ -72,7 +68,7 @@ class KeepAliveTest {
     @EnumSource(Transport.class)
     void closesHttp10ConnectionCleanlyEvenWithAPipelinedRequestAfterIt(Transport transport) throws Exception {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send("GET /echo?i=1 HTTP/1.0\r\n\r\n" + get("/echo?i=2") + get("/echo?i=3"));
+            client.send("GET /echo?i=1 HTTP/1.0\r\n\r\n" + RawClient.get("/echo?i=2") + RawClient.get("/echo?i=3"));
             RawClient.RawResponse response = client.read();
             assertThat(response.body()).isEqualTo("i=1");
             assertThat(response.header("Connection")).isEqualTo("close");
@@ -109,7 +105,7 @@ class KeepAliveTest {
     @EnumSource(Transport.class)
     void closesAfterResponseWhenHttp11ClientSendsConnectionClose(Transport transport) throws Exception {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send(get("/echo?i=1"));
+            client.send(RawClient.get("/echo?i=1"));
             assertThat(client.read().body()).isEqualTo("i=1");
             client.send("GET /echo?i=2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
             RawClient.RawResponse response = client.read();
@@ -136,7 +132,7 @@ class KeepAliveTest {
     @EnumSource(Transport.class)
     void closesAfterResponseWhenHandlerAsksToCloseTheConnection(Transport transport) throws Exception {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send(get("/bye") + get("/echo?i=never"));
+            client.send(RawClient.get("/bye") + RawClient.get("/echo?i=never"));
             RawClient.RawResponse response = client.read();
             assertThat(response.body()).isEqualTo("bye");
             assertThat(response.header("Connection")).isEqualTo("close");
@@ -148,7 +144,7 @@ class KeepAliveTest {
     @EnumSource(Transport.class)
     void answersEveryRequestSentBeforeClientHalfClosesThenEof(Transport transport) throws Exception {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send(get("/echo?i=1") + get("/loop?i=2") + "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nend");
+            client.send(RawClient.get("/echo?i=1") + RawClient.get("/loop?i=2") + "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nend");
             client.shutdownOutput();
             assertThat(client.read().body()).isEqualTo("i=1");
             assertThat(client.read().body()).isEqualTo("loop i=2");
@@ -177,7 +173,7 @@ class KeepAliveTest {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
             client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nab\r\n");
             assertThat(client.read().body()).isEqualTo("body=ab");
-            client.send("\r\n" + get("/echo?i=2"));
+            client.send("\r\n" + RawClient.get("/echo?i=2"));
             RawClient.RawResponse second = client.read();
             assertThat(second.status()).isEqualTo(200);
             assertThat(second.body()).isEqualTo("i=2");
@@ -191,7 +187,7 @@ class KeepAliveTest {
             // The CR rides with the first request; reading its response proves the server has consumed that read.
             client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nab\r");
             assertThat(client.read().body()).isEqualTo("body=ab");
-            client.send("\n" + get("/echo?i=2"));
+            client.send("\n" + RawClient.get("/echo?i=2"));
             RawClient.RawResponse second = client.read();
             assertThat(second.status()).as("second response: %s", second.body()).isEqualTo(200);
             assertThat(second.body()).isEqualTo("i=2");
@@ -203,7 +199,7 @@ class KeepAliveTest {
     void closesIdleKeepAliveConnectionCleanlyAfterIdleTimeout(Transport transport) throws Exception {
         try (TestServer server = TestServer.start(router(), b -> b.transport(transport).idleTimeout(Duration.ofMillis(300)));
              RawClient client = server.raw()) {
-            client.send(get("/echo?i=1"));
+            client.send(RawClient.get("/echo?i=1"));
             RawClient.RawResponse response = client.read();
             assertThat(response.body()).isEqualTo("i=1");
             assertThat(response.header("Connection")).isNull();
@@ -221,7 +217,7 @@ class KeepAliveTest {
                 .idleTimeout(Duration.ofMillis(200)).headReadTimeout(Duration.ofMillis(200)));
              RawClient client = server.raw()) {
             client.timeout(3_000);
-            client.send(get("/slow") + get("/echo?i=2"));
+            client.send(RawClient.get("/slow") + RawClient.get("/echo?i=2"));
             RawClient.RawResponse slow = client.read();
             assertThat(slow.status()).isEqualTo(200);
             assertThat(slow.body()).isEqualTo("slow");
@@ -247,7 +243,7 @@ class KeepAliveTest {
         try (TestServer server = TestServer.start(router(), b -> b.transport(transport).idleTimeout(Duration.ofMillis(300))
                 .lingerDrain(Duration.ofMillis(100)));
              RawClient client = server.raw()) {
-            client.send(get("/huge")); // 32 MiB that the client never reads: far more than the socket buffers hold
+            client.send(RawClient.get("/huge")); // 32 MiB that the client never reads: far more than the socket buffers hold
             long accepted = System.nanoTime() + 1_000_000_000L;
             while (server.server().openConnections() == 0 && System.nanoTime() - accepted < 0) Thread.sleep(1);
             assertThat(server.server().openConnections()).as("connection accepted").isEqualTo(1);
@@ -263,7 +259,7 @@ class KeepAliveTest {
     void closesConnectionThatOnlyTricklesEmptyLinesAfterIdleTimeout(Transport transport) throws Exception {
         try (TestServer server = TestServer.start(router(), b -> b.transport(transport).idleTimeout(Duration.ofMillis(300)));
              RawClient client = server.raw()) {
-            client.send(get("/echo?i=1"));
+            client.send(RawClient.get("/echo?i=1"));
             assertThat(client.read().body()).isEqualTo("i=1");
             client.timeout(50);
             boolean closed = false;
@@ -294,7 +290,7 @@ class KeepAliveTest {
             client.timeout(3_000);
             // One request every ~100 ms for ~1.2 s: never idle for anywhere near 500 ms.
             for (int i = 0; i < 12; i++) {
-                client.send(get(path + "?i=" + i));
+                client.send(RawClient.get(path + "?i=" + i));
                 RawClient.RawResponse response = client.read();
                 assertThat(response.status()).as("request %d", i).isEqualTo(200);
                 assertThat(response.body()).isEqualTo(prefix + i);

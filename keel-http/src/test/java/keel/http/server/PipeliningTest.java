@@ -43,16 +43,12 @@ class PipeliningTest {
         return router;
     }
 
-    private static String get(String target) {
-        return "GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n";
-    }
-
     @ParameterizedTest
     @EnumSource(Transport.class)
     void answers100PipelinedGetsInOrderAndKeepsTheConnectionOpen(Transport transport) {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
             StringBuilder burst = new StringBuilder();
-            for (int i = 0; i < 100; i++) burst.append(get("/echo?i=" + i));
+            for (int i = 0; i < 100; i++) burst.append(RawClient.get("/echo?i=" + i));
             client.send(burst.toString());
             for (int i = 0; i < 100; i++) {
                 RawClient.RawResponse response = client.read();
@@ -61,7 +57,7 @@ class PipeliningTest {
                 assertThat(response.header("Connection")).as("response %d", i).isNull();
                 assertThat(response.header("Content-Length")).isEqualTo(Integer.toString(("i=" + i).length()));
             }
-            client.send(get("/echo?i=100"));
+            client.send(RawClient.get("/echo?i=100"));
             RawClient.RawResponse last = client.read();
             assertThat(last.status()).isEqualTo(200);
             assertThat(last.body()).isEqualTo("i=100");
@@ -74,14 +70,14 @@ class PipeliningTest {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
             // The second body looks like a request: it must be read as body bytes, never as a request.
             String smuggled = "GET /echo?i=666 HTTP/1.1\r\nHost: x\r\n\r\n";
-            client.send(get("/echo?i=0")
+            client.send(RawClient.get("/echo?i=0")
                     + "POST /echo?i=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
                     + "POST /echo?i=2 HTTP/1.1\r\nHost: x\r\nContent-Length: " + smuggled.length() + "\r\n\r\n" + smuggled
-                    + get("/echo?i=3")
+                    + RawClient.get("/echo?i=3")
                     + "POST /echo?i=4 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n4\r\ndefg\r\n0\r\n\r\n"
                     + "POST /echo?i=5 HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n"
                     + "POST /echo?i=6 HTTP/1.1\r\nHost: x\r\n\r\n"
-                    + get("/echo?i=7"));
+                    + RawClient.get("/echo?i=7"));
             String[] expected = {
                     "i=0",
                     "post i=1 body=hello",
@@ -120,9 +116,9 @@ class PipeliningTest {
             StringBuilder burst = new StringBuilder();
             for (int i = 0; i < count; i++) {
                 // Slow handlers get decreasing delays; event-loop and default-execution requests are interleaved.
-                if (i % 3 == 0) burst.append(get(path + "?i=" + i + "&ms=" + (count - i) * 10));
-                else if (i % 3 == 1) burst.append(get("/loop?i=" + i));
-                else burst.append(get("/echo?i=" + i));
+                if (i % 3 == 0) burst.append(RawClient.get(path + "?i=" + i + "&ms=" + (count - i) * 10));
+                else if (i % 3 == 1) burst.append(RawClient.get("/loop?i=" + i));
+                else burst.append(RawClient.get("/echo?i=" + i));
             }
             client.send(burst.toString());
             for (int i = 0; i < count; i++) {
@@ -131,7 +127,7 @@ class PipeliningTest {
                 assertThat(response.status()).as("response %d", i).isEqualTo(200);
                 assertThat(response.body()).as("response %d", i).isEqualTo(expected);
             }
-            client.send(get(path + "?i=last&ms=1"));
+            client.send(RawClient.get(path + "?i=last&ms=1"));
             assertThat(client.read().body()).isEqualTo(kind + " i=last");
         }
     }
@@ -142,7 +138,7 @@ class PipeliningTest {
         int count = 1_000; // ~40 KB of requests, ~2 MB of responses: past the read buffer and the write high water mark
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
             StringBuilder burst = new StringBuilder();
-            for (int i = 0; i < count; i++) burst.append(get("/big?i=" + i));
+            for (int i = 0; i < count; i++) burst.append(RawClient.get("/big?i=" + i));
             byte[] bytes = burst.toString().getBytes(StandardCharsets.ISO_8859_1);
             CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> client.send(bytes));
             sent.get(10, TimeUnit.SECONDS);
@@ -151,7 +147,7 @@ class PipeliningTest {
                 assertThat(response.status()).isEqualTo(200);
                 assertThat(response.body()).as("response %d", i).startsWith(i + ":").hasSize(Integer.toString(i).length() + 2_001);
             }
-            client.send(get("/echo?i=after"));
+            client.send(RawClient.get("/echo?i=after"));
             assertThat(client.read().body()).isEqualTo("i=after");
         }
     }
@@ -164,7 +160,7 @@ class PipeliningTest {
             CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
                 StringBuilder batch = new StringBuilder();
                 for (int i = 0; i < count; i++) {
-                    batch.append(get(i % 2 == 0 ? "/big?i=" + i : "/echo?i=" + i));
+                    batch.append(RawClient.get(i % 2 == 0 ? "/big?i=" + i : "/echo?i=" + i));
                     if (batch.length() > 8_000 || i == count - 1) {
                         client.send(batch.toString());
                         batch.setLength(0);
@@ -185,7 +181,7 @@ class PipeliningTest {
     @EnumSource(Transport.class)
     void answersRequestsSplitAtEveryByteBoundaryAcrossPipelinedWrites(Transport transport) throws Exception {
         try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            String two = get("/echo?i=1") + "POST /echo?i=2 HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc";
+            String two = RawClient.get("/echo?i=1") + "POST /echo?i=2 HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc";
             // Writes of 1, 2, 3, ... bytes: every request ends in the middle of some write.
             int position = 0;
             for (int size = 1; position < two.length(); size++) {

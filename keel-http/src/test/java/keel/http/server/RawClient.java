@@ -36,6 +36,11 @@ final class RawClient implements AutoCloseable {
         this.out = socket.getOutputStream();
     }
 
+    /** The bytes of a plain HTTP/1.1 GET of {@code target}. */
+    static String get(String target) {
+        return "GET " + target + " HTTP/1.1\r\nHost: x\r\n\r\n";
+    }
+
     static RawClient connect(int port) {
         try {
             return new RawClient(new Socket("127.0.0.1", port));

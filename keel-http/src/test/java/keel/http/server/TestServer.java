@@ -46,6 +46,12 @@ final class TestServer implements AutoCloseable {
         return RawClient.connect(port());
     }
 
+    /** Waits up to 5 s until the server counts {@code count} open connections. */
+    void awaitOpenConnections(int count) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        while (server.openConnections() < count && System.nanoTime() < deadline) Thread.sleep(5);
+    }
+
     HttpServer server() {
         return server;
     }
