@@ -5,70 +5,92 @@ import keel.http.Headers;
 import java.util.Locale;
 
 /**
- * How a request's body is delimited and whether the connection stays open, from its header fields
+ * How a message's body is delimited and whether the connection stays open, from its header fields
  * (RFC 9112 §6 and §9). Every rule that protects against request smuggling lives here.
  */
 record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean expectContinue) {
     static final byte[] NO_BODY = new byte[0];
 
     static Framing of(Headers headers, boolean http11, long maxBodySize) {
-        int hosts = 0;
-        String contentLength = null;
-        String transferEncoding = null;
-        boolean close = false;
-        boolean keepAliveToken = false;
-        boolean expectContinue = false;
-        for (int i = 0; i < headers.size(); i++) {
-            String name = headers.name(i);
-            String value = headers.value(i);
-            switch (name.length()) {
-                case 4 -> {
-                    if (name.equalsIgnoreCase("host")) hosts++;
-                }
-                case 6 -> {
-                    if (name.equalsIgnoreCase("expect")) {
-                        if (!value.equalsIgnoreCase("100-continue")) throw new Http1Parser.BadRequest(417, "unsupported expectation: " + value);
-                        expectContinue = http11;
-                    }
-                }
-                case 10 -> {
-                    if (name.equalsIgnoreCase("connection")) {
-                        for (String token : value.split(",")) {
-                            String t = token.trim();
-                            if (t.equalsIgnoreCase("close")) close = true;
-                            else if (t.equalsIgnoreCase("keep-alive")) keepAliveToken = true;
-                        }
-                    }
-                }
-                case 14 -> {
-                    if (name.equalsIgnoreCase("content-length")) contentLength = merge(contentLength, value);
-                }
-                case 17 -> {
-                    if (name.equalsIgnoreCase("transfer-encoding")) {
-                        transferEncoding = transferEncoding == null ? value : transferEncoding + "," + value;
-                    }
-                }
-                default -> { }
-            }
+        Fields fields = new Fields(headers);
+        if (fields.unsupportedExpectation != null) {
+            throw new BadMessage(417, "unsupported expectation: " + fields.unsupportedExpectation);
         }
-        if (http11 && hosts == 0) throw new Http1Parser.BadRequest(400, "missing Host header");
-        if (hosts > 1) throw new Http1Parser.BadRequest(400, "more than one Host header");
-        boolean keepAlive = http11 ? !close : keepAliveToken && !close;
-        if (transferEncoding != null) {
+        if (http11 && fields.hosts == 0) throw new BadMessage("missing Host header");
+        if (fields.hosts > 1) throw new BadMessage("more than one Host header");
+        boolean keepAlive = fields.keepAlive(http11);
+        boolean expectContinue = fields.expectContinue && http11;
+        if (fields.transferEncoding != null) {
             // RFC 9112 §6.3: both framings at once is how requests are smuggled; refuse it.
-            if (contentLength != null) {
-                throw new Http1Parser.BadRequest(400, "both Content-Length and Transfer-Encoding (request smuggling)");
+            if (fields.contentLength != null) {
+                throw new BadMessage("both Content-Length and Transfer-Encoding (request smuggling)");
             }
-            if (!http11) throw new Http1Parser.BadRequest(400, "Transfer-Encoding in an HTTP/1.0 request");
-            checkChunkedOnly(transferEncoding);
+            if (!http11) throw new BadMessage("Transfer-Encoding in an HTTP/1.0 request");
+            checkChunkedOnly(fields.transferEncoding);
             return new Framing(true, -1, keepAlive, expectContinue);
         }
         long length = 0;
-        if (contentLength != null) {
-            length = Tokens.contentLength(contentLength);
-            if (length > maxBodySize) throw new Http1Parser.BadRequest(413, "request body larger than " + maxBodySize + " bytes");
+        if (fields.contentLength != null) {
+            length = Tokens.contentLength(fields.contentLength);
+            if (length > maxBodySize) throw new BadMessage(413, "request body larger than " + maxBodySize + " bytes");
         }
         return new Framing(false, length, keepAlive, expectContinue && length > 0);
+    }
+
+    /** The fields that decide the framing, gathered in one pass over the head. */
+    private static final class Fields {
+        int hosts;
+        /** Every Content-Length value, checked to be the same (a list or repeated fields). */
+        String contentLength;
+        String transferEncoding;
+        boolean close;
+        boolean keepAliveToken;
+        boolean expectContinue;
+        String unsupportedExpectation;
+
+        Fields(Headers headers) {
+            for (int i = 0; i < headers.size(); i++) {
+                String name = headers.name(i);
+                String value = headers.value(i);
+                switch (name.length()) {
+                    case 4 -> {
+                        if (name.equalsIgnoreCase("host")) hosts++;
+                    }
+                    case 6 -> {
+                        if (name.equalsIgnoreCase("expect")) expect(value);
+                    }
+                    case 10 -> {
+                        if (name.equalsIgnoreCase("connection")) connection(value);
+                    }
+                    case 14 -> {
+                        if (name.equalsIgnoreCase("content-length")) contentLength = merge(contentLength, value);
+                    }
+                    case 17 -> {
+                        if (name.equalsIgnoreCase("transfer-encoding")) {
+                            transferEncoding = transferEncoding == null ? value : transferEncoding + "," + value;
+                        }
+                    }
+                    default -> { }
+                }
+            }
+        }
+
+        boolean keepAlive(boolean http11) {
+            return http11 ? !close : keepAliveToken && !close;
+        }
+
+        private void expect(String value) {
+            if (value.equalsIgnoreCase("100-continue")) expectContinue = true;
+            else if (unsupportedExpectation == null) unsupportedExpectation = value;
+        }
+
+        private void connection(String value) {
+            for (String token : value.split(",")) {
+                String t = token.trim();
+                if (t.equalsIgnoreCase("close")) close = true;
+                else if (t.equalsIgnoreCase("keep-alive")) keepAliveToken = true;
+            }
+        }
     }
 
     /** Repeated Content-Length fields (or a list) are accepted only when every value is the same. */
@@ -76,7 +98,7 @@ record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean e
         String merged = previous;
         for (String part : value.split(",", -1)) {
             String v = part.trim();
-            if (merged != null && !merged.equals(v)) throw new Http1Parser.BadRequest(400, "invalid Content-Length");
+            if (merged != null && !merged.equals(v)) throw new BadMessage("invalid Content-Length");
             merged = v;
         }
         return merged;
@@ -87,9 +109,9 @@ record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean e
         for (String coding : codings.split(",")) {
             String c = coding.trim().toLowerCase(Locale.ROOT);
             if (c.isEmpty()) continue;
-            if (!c.equals("chunked")) throw new Http1Parser.BadRequest(501, "unsupported transfer coding: " + c);
+            if (!c.equals("chunked")) throw new BadMessage(501, "unsupported transfer coding: " + c);
             chunked++;
         }
-        if (chunked != 1) throw new Http1Parser.BadRequest(400, "invalid Transfer-Encoding");
+        if (chunked != 1) throw new BadMessage("invalid Transfer-Encoding");
     }
 }

@@ -39,11 +39,11 @@ final class Tokens {
     /** RFC 9110 §8.6: {@code 1*DIGIT}; at most 18 digits so the value fits a long. */
     static long contentLength(String value) {
         int length = value.length();
-        if (length == 0 || length > 18) throw new Http1Parser.BadRequest(400, "invalid Content-Length");
+        if (length == 0 || length > 18) throw new BadMessage("invalid Content-Length");
         long n = 0;
         for (int i = 0; i < length; i++) {
             char c = value.charAt(i);
-            if (c < '0' || c > '9') throw new Http1Parser.BadRequest(400, "invalid Content-Length");
+            if (c < '0' || c > '9') throw new BadMessage("invalid Content-Length");
             n = n * 10 + (c - '0');
         }
         return n;
@@ -56,12 +56,40 @@ final class Tokens {
         for (; i < end; i++) {
             int digit = Character.digit(a[i], 16);
             if (digit < 0) break;
-            if (i - start == 15) throw new Http1Parser.BadRequest(400, "chunk size too large");
+            if (i - start == 15) throw new BadMessage("chunk size too large");
             size = size << 4 | digit;
         }
-        if (i == start) throw new Http1Parser.BadRequest(400, "invalid chunk size");
+        if (i == start) throw new BadMessage("invalid chunk size");
         while (i < end && (a[i] == ' ' || a[i] == '\t')) i++;
-        if (i < end && a[i] != ';') throw new Http1Parser.BadRequest(400, "invalid chunk size");
+        if (i < end && a[i] != ';') throw new BadMessage("invalid chunk size");
         return size;
+    }
+
+    /** RFC 9112 §2.3 {@code HTTP-version} in {@code a[start..end)}: true for HTTP/1.1, false for HTTP/1.0; 505 for another version. */
+    static boolean isHttp11(byte[] a, int start, int end) {
+        if (end - start == 8 && a[start] == 'H' && a[start + 4] == '/' && a[start + 5] == '1' && a[start + 6] == '.'
+                && a[start + 1] == 'T' && a[start + 2] == 'T' && a[start + 3] == 'P') {
+            if (a[start + 7] == '1') return true;
+            if (a[start + 7] == '0') return false;
+        }
+        if (end - start == 8 && matches(a, start, "HTTP/") && isDigit(a[start + 5]) && a[start + 6] == '.' && isDigit(a[start + 7])) {
+            throw new BadMessage(505, "HTTP version not supported");
+        }
+        throw new BadMessage("malformed HTTP version");
+    }
+
+    static int indexOf(byte[] a, int from, int to, byte b) {
+        for (int i = from; i < to; i++) if (a[i] == b) return i;
+        return -1;
+    }
+
+    /** True when {@code a} holds the ASCII text {@code ascii} at {@code start}. */
+    static boolean matches(byte[] a, int start, String ascii) {
+        for (int i = 0; i < ascii.length(); i++) if (a[start + i] != ascii.charAt(i)) return false;
+        return true;
+    }
+
+    static boolean isDigit(byte b) {
+        return b >= '0' && b <= '9';
     }
 }
