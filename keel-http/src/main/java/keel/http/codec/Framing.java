@@ -7,6 +7,8 @@ import java.util.Locale;
 /**
  * How a message's body is delimited and whether the connection stays open, from its header fields
  * (RFC 9112 §6 and §9). Every rule that protects against request smuggling lives here.
+ * {@code contentLength} is -1 for a chunked body, and for a response body that runs until the
+ * connection closes.
  */
 record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean expectContinue) {
     static final byte[] NO_BODY = new byte[0];
@@ -35,6 +37,26 @@ record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean e
             if (length > maxBodySize) throw new BadMessage(413, "request body larger than " + maxBodySize + " bytes");
         }
         return new Framing(false, length, keepAlive, expectContinue && length > 0);
+    }
+
+    /**
+     * The framing of a final response (RFC 9112 §6.3, rules in its order). A 101 response keeps no
+     * HTTP connection alive: the connection speaks another protocol after it.
+     */
+    static Framing ofResponse(int status, boolean headRequest, Headers headers, boolean http11) {
+        Fields fields = new Fields(headers);
+        boolean keepAlive = fields.keepAlive(http11) && status != 101;
+        if (headRequest || status < 200 || status == 204 || status == 304) return new Framing(false, 0, keepAlive, false);
+        if (fields.transferEncoding != null) {
+            // RFC 9112 §6.3: a message with both framings may have been smuggled past an intermediary.
+            if (fields.contentLength != null) throw new BadMessage("both Content-Length and Transfer-Encoding");
+            if (!lastCoding(fields.transferEncoding).equals("chunked")) return new Framing(false, -1, false, false);
+            checkChunkedOnly(fields.transferEncoding);
+            // RFC 9112 §6.1: Transfer-Encoding in an HTTP/1.0 message means faulty framing; close after it.
+            return new Framing(true, -1, keepAlive && http11, false);
+        }
+        if (fields.contentLength != null) return new Framing(false, Tokens.contentLength(fields.contentLength), keepAlive, false);
+        return new Framing(false, -1, false, false);
     }
 
     /** The fields that decide the framing, gathered in one pass over the head. */
@@ -102,6 +124,15 @@ record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean e
             merged = v;
         }
         return merged;
+    }
+
+    private static String lastCoding(String codings) {
+        String[] all = codings.split(",");
+        for (int i = all.length - 1; i >= 0; i--) {
+            String c = all[i].trim();
+            if (!c.isEmpty()) return c.toLowerCase(Locale.ROOT);
+        }
+        return "";
     }
 
     private static void checkChunkedOnly(String codings) {
