@@ -68,6 +68,20 @@ public final class Response {
         return new Response(status, Headers.of("Content-Type", fieldValue(contentType)), NO_BYTES, chunks, false);
     }
 
+    /**
+     * A response received from a peer (the HTTP client builds these): the fields as they arrived, already
+     * checked by the parser. A handler may return it as it is: the framing fields among
+     * {@code headers} are ignored when it is written again.
+     */
+    public static Response of(int status, Headers headers, byte[] body) {
+        return new Response(status, headers, body, null, false);
+    }
+
+    /** Like {@link #of(int, Headers, byte[])}, with a body that arrives as it is read. */
+    public static Response of(int status, Headers headers, Flow.Publisher<byte[]> body) {
+        return new Response(status, headers, NO_BYTES, body, false);
+    }
+
     /** A copy with one more header; a name or value that could split the response is refused. */
     public Response header(String name, String value) {
         return new Response(status, headers.plus(fieldName(name), fieldValue(value)), body, stream, close);

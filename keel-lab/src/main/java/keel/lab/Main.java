@@ -53,7 +53,7 @@ public final class Main {
 
     /** Defaults, then the YAML file given by {@code --config}, then the other flags; null for {@code --help}. */
     static ServerOptions options(List<String> flags) {
-        ServerOptions.Builder builder = ServerOptions.builder();
+        ServerOptions.Builder builder = defaults();
         for (int i = 0; i < flags.size(); i++) {
             if (flags.get(i).equals("--help") || flags.get(i).equals("-h")) return null;
             if (flags.get(i).equals("--config")) YamlConfig.apply(Path.of(value(flags, i)), builder);
@@ -65,6 +65,11 @@ public final class Main {
             ConfigKeys.applyFlag(builder, flag, value);
         }
         return ConfigKeys.build(builder);
+    }
+
+    /** The library's defaults, except that the lab app starts warm. */
+    private static ServerOptions.Builder defaults() {
+        return ServerOptions.builder().warmup(true);
     }
 
     private static String value(List<String> flags, int i) {
@@ -124,7 +129,7 @@ public final class Main {
                 Configuration: defaults < the YAML file of --config < flags. Every flag has a YAML key:
 
                 """);
-        ServerOptions defaults = ServerOptions.defaults();
+        ServerOptions defaults = defaults().build();
         for (ConfigKeys.Key key : ConfigKeys.ALL) {
             text.append(String.format("  %-26s %-32s %s (default %s)%n", key.flag() + " V", key.yaml(), key.help(), key.valueIn(defaults)));
         }

@@ -33,6 +33,11 @@ public final class BufferPool {
         idle.addLast(buffer.clear());
     }
 
+    /** Allocates idle buffers up to {@code count} (and the bound), so first requests find them ready (warm start). */
+    public void prefill(int count) {
+        while (idle.size() < Math.min(count, maxPooled)) idle.addLast(ByteBuffer.allocate(bufferSize));
+    }
+
     public int bufferSize() {
         return bufferSize;
     }

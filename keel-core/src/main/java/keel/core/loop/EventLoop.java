@@ -31,6 +31,8 @@ import java.util.function.LongSupplier;
 public final class EventLoop implements Executor {
     private static final Log LOG = Log.of(EventLoop.class);
     private static final int TASKS_BETWEEN_CLOCK_READS = 64;
+    /** The loop whose thread is running, so code can tell it must not block and can use the loop's timers. */
+    private static final ThreadLocal<EventLoop> CURRENT = new ThreadLocal<>();
 
     private final Options options;
     private final Selector selector;
@@ -103,6 +105,11 @@ public final class EventLoop implements Executor {
         return Thread.currentThread() == thread;
     }
 
+    /** The event loop running the calling thread, or null when the caller is not on an event loop thread. */
+    public static EventLoop current() {
+        return CURRENT.get();
+    }
+
     public Thread thread() {
         return thread;
     }
@@ -131,7 +138,10 @@ public final class EventLoop implements Executor {
         return channel.register(selector, ops, handler);
     }
 
-    /** Runs {@code task} on this loop after {@code delay}; loop thread only. */
+    /**
+     * Runs {@code task} on this loop after {@code delay}; loop thread only. A task that throws is
+     * logged and does not end the loop.
+     */
     public Timer schedule(long delay, TimeUnit unit, Runnable task) {
         assert inEventLoop() : "schedule outside the event loop";
         return timers.schedule(clock.getAsLong() + unit.toNanos(delay), () -> {
@@ -183,6 +193,7 @@ public final class EventLoop implements Executor {
     }
 
     private void run() {
+        CURRENT.set(this);
         try {
             while (running) {
                 turns.lazySet(turns.get() + 1);

@@ -42,6 +42,8 @@ public final class ConfigKeys {
                     o -> o.execution().word(), (b, v) -> b.execution(ConfigValues.word(v, Execution.class))),
             key("server.threads", "--threads", "threads of the blocking transport: platform (bounded pool) or virtual",
                     o -> o.threads().word(), (b, v) -> b.threads(ConfigValues.word(v, Threads.class))),
+            key("server.warmup", "--warmup", "run the hot paths, loops, buffers and resolver before the port opens: true or false",
+                    o -> "" + o.warmup(), (b, v) -> b.warmup(ConfigValues.bool(v))),
             key("server.loops", "--loops", "event loops of the nio transport (one per processor unless set)",
                     o -> "" + o.pools().loops(), (b, v) -> b.loops(ConfigValues.integer(v, 1, 1024))),
             key("server.backlog", "--backlog", "connections the OS queues before accept",

@@ -2,6 +2,8 @@ package keel.http.server;
 
 import keel.core.guard.LagProbe;
 import keel.core.loop.EventLoop;
+import keel.http.client.ClientOptions;
+import keel.http.client.HttpClient;
 import keel.http.router.Route;
 import keel.http.router.Router;
 
@@ -54,6 +56,7 @@ public final class HttpServer implements AutoCloseable {
     private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
 
     private HttpServer(ServerOptions options, Router router, ServerObserver observer) throws IOException {
+        if (options.warmup()) warmup(options);
         this.options = options;
         this.dispatcher = new Dispatcher(options, router.freeze(), observer);
         ServerContext context = new ServerContext(options, dispatcher, observer);
@@ -77,6 +80,23 @@ public final class HttpServer implements AutoCloseable {
     /** Binds and starts serving, reporting to {@code observer} (metrics). */
     public static HttpServer start(ServerOptions options, Router router, ServerObserver observer) throws IOException {
         return new HttpServer(options, router, observer);
+    }
+
+    /**
+     * Prepares this JVM to serve with {@code options} before any real request: resolves the bind
+     * address, then runs the whole request path against a throwaway loopback server configured the
+     * same way (see {@link Warmup}), so classes are loaded, hot methods compiled and thread pools
+     * started. {@link #start} calls it before opening the port when {@code warmup} is on; the server's
+     * own loops then fill their buffer pools before the port opens.
+     */
+    public static Warmup.Report warmup(ServerOptions options) throws IOException {
+        java.net.InetAddress.getByName(options.host());
+        try (HttpClient client = HttpClient.create(ClientOptions.builder().loops(1).build())) {
+            return Warmup.run(options, client, Warmup.DEFAULT_REQUESTS, Warmup.DEFAULT_BUDGET);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("warm-up interrupted");
+        }
     }
 
     public ServerOptions options() {

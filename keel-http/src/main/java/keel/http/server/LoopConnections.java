@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
  * churn; a timeout fires at most one sweep interval late.
  */
 final class LoopConnections {
+    private static final int PREPARED_BUFFERS = 32;
     private final EventLoop loop;
     private final NioServer server;
     private final BufferPool buffers;
@@ -40,6 +41,11 @@ final class LoopConnections {
         long now = loop.nanoTime();
         for (NioConnection connection : List.copyOf(open)) connection.checkTimeout(now);
         startSweeping();
+    }
+
+    /** Warm start: the loop has run a task and its buffer pool holds buffers for the first connections. */
+    void prepare() {
+        buffers.prefill(PREPARED_BUFFERS);
     }
 
     void add(NioConnection connection) {

@@ -42,6 +42,7 @@ final class NioServer implements HttpServer.Listener {
             homes.put(loop, home);
             loop.execute(home::startSweeping);
         }
+        if (options.warmup()) onEveryLoop(LoopConnections::prepare);
         this.guard = options.guard().enabled()
                 ? new LoopGuard(loops.loops(), options.guard(), context.dispatcher(), context.observer()) : null;
         try {

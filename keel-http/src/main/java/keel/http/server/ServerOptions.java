@@ -12,9 +12,12 @@ import java.util.Objects;
  * @param transport {@code nio} or {@code blocking}
  * @param execution default execution of routes that do not set one (nio transport)
  * @param threads   thread kind of the blocking transport
+ * @param warmup    run the hot paths (JIT), loops, buffer pools and the resolver before the port opens
+ *                  ({@link HttpServer#warmup})
  */
 public record ServerOptions(String host, int port, Transport transport, Execution execution, Threads threads,
-                            Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks, Guard guard) {
+                            Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks, Guard guard,
+                            boolean warmup) {
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
@@ -154,6 +157,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.lagProbeInterval = guard.lagProbeInterval();
         b.blockedThreshold = guard.blockedThreshold();
         b.onBlocked = guard.onBlocked();
+        b.warmup = warmup;
         return b;
     }
 
@@ -194,6 +198,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         private Duration lagProbeInterval = Duration.ofMillis(100);
         private Duration blockedThreshold = Duration.ofMillis(100);
         private OnBlocked onBlocked = OnBlocked.WARN;
+        private boolean warmup = false;
 
         private Builder() {
         }
@@ -224,6 +229,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder lagProbeInterval(Duration lagProbeInterval) { this.lagProbeInterval = lagProbeInterval; return this; }
         public Builder blockedThreshold(Duration blockedThreshold) { this.blockedThreshold = blockedThreshold; return this; }
         public Builder onBlocked(OnBlocked onBlocked) { this.onBlocked = onBlocked; return this; }
+        public Builder warmup(boolean warmup) { this.warmup = warmup; return this; }
 
         public ServerOptions build() {
             return new ServerOptions(host, port, transport, execution, threads,
@@ -231,7 +237,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
                     new Timeouts(headReadTimeout, idleTimeout, lingerDrain, grace),
                     new Pools(loops, workerThreads, workerQueue, virtualThreadLimit, blockingThreads, blockingQueue),
                     new WaterMarks(highWaterMark, lowWaterMark),
-                    new Guard(guardEnabled, lagProbeInterval, blockedThreshold, onBlocked));
+                    new Guard(guardEnabled, lagProbeInterval, blockedThreshold, onBlocked), warmup);
         }
     }
 }

@@ -6,24 +6,24 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.function.Consumer;
 
-/** A real server on a free port for one test; {@link #close()} stops it. */
-final class TestServer implements AutoCloseable {
+/** A real server on a free port for one test; {@link #close()} stops it. Client tests share it. */
+public final class TestServer implements AutoCloseable {
     private final HttpServer server;
 
     private TestServer(HttpServer server) {
         this.server = server;
     }
 
-    static TestServer start(Router router) {
+    public static TestServer start(Router router) {
         return start(router, options -> { });
     }
 
-    static TestServer start(Transport transport, Router router) {
+    public static TestServer start(Transport transport, Router router) {
         return start(router, options -> options.transport(transport));
     }
 
     /** Starts on 127.0.0.1 and a free port; {@code customize} adjusts the test's options. */
-    static TestServer start(Router router, Consumer<ServerOptions.Builder> customize) {
+    public static TestServer start(Router router, Consumer<ServerOptions.Builder> customize) {
         ServerOptions.Builder builder = ServerOptions.builder().host("127.0.0.1").port(0).loops(2)
                 .lingerDrain(Duration.ofSeconds(2));
         customize.accept(builder);
@@ -34,11 +34,11 @@ final class TestServer implements AutoCloseable {
         }
     }
 
-    int port() {
+    public int port() {
         return server.port();
     }
 
-    URI uri(String pathAndQuery) {
+    public URI uri(String pathAndQuery) {
         return URI.create("http://127.0.0.1:" + port() + pathAndQuery);
     }
 
@@ -47,12 +47,12 @@ final class TestServer implements AutoCloseable {
     }
 
     /** Waits up to 5 s until the server counts {@code count} open connections. */
-    void awaitOpenConnections(int count) throws InterruptedException {
+    public void awaitOpenConnections(int count) throws InterruptedException {
         long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
         while (server.openConnections() < count && System.nanoTime() < deadline) Thread.sleep(5);
     }
 
-    HttpServer server() {
+    public HttpServer server() {
         return server;
     }
 

@@ -1,0 +1,89 @@
+package keel.http.client;
+
+import keel.http.Headers;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * A request for {@link HttpClient}, as an immutable value: {@code ClientRequest.post(uri, json).header(..)}.
+ * The client writes {@code Host}, {@code Content-Length} and {@code Connection} itself. Only
+ * {@code http} URIs are supported.
+ *
+ * @param timeout    this request's {@code request-timeout}, or null for the client's
+ * @param retry      this request's retry policy, or null for the client's
+ * @param idempotent whether a retry is safe, or null to decide by the method
+ */
+public record ClientRequest(String method, URI uri, Headers headers, byte[] body, Duration timeout, RetryPolicy retry,
+                            Boolean idempotent) {
+    private static final byte[] NO_BODY = new byte[0];
+
+    public ClientRequest {
+        Objects.requireNonNull(method, "method");
+        Objects.requireNonNull(uri, "uri");
+        Objects.requireNonNull(headers, "headers");
+        Objects.requireNonNull(body, "body");
+        if (!"http".equalsIgnoreCase(uri.getScheme())) throw new IllegalArgumentException("only http URIs are supported: " + uri);
+        if (uri.getHost() == null) throw new IllegalArgumentException("no host in " + uri);
+        if (timeout != null && (timeout.isNegative() || timeout.isZero())) throw new IllegalArgumentException("timeout must be > 0");
+    }
+
+    public static ClientRequest of(String method, String uri) {
+        return new ClientRequest(method.toUpperCase(Locale.ROOT), URI.create(uri), Headers.empty(), NO_BODY, null, null, null);
+    }
+
+    public static ClientRequest get(String uri) {
+        return of("GET", uri);
+    }
+
+    /** A POST with a UTF-8 body of type {@code application/json}. */
+    public static ClientRequest post(String uri, String json) {
+        return of("POST", uri).body("application/json", json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** A copy with one more header field. */
+    public ClientRequest header(String name, String value) {
+        return new ClientRequest(method, uri, headers.plus(name, value), body, timeout, retry, idempotent);
+    }
+
+    public ClientRequest body(String contentType, byte[] bytes) {
+        return new ClientRequest(method, uri, headers.plus("Content-Type", contentType), bytes, timeout, retry, idempotent);
+    }
+
+    public ClientRequest timeout(Duration timeout) {
+        return new ClientRequest(method, uri, headers, body, timeout, retry, idempotent);
+    }
+
+    public ClientRequest retry(RetryPolicy retry) {
+        return new ClientRequest(method, uri, headers, body, timeout, retry, idempotent);
+    }
+
+    /** Declares whether repeating this request is safe, whatever its method. */
+    public ClientRequest idempotent(boolean idempotent) {
+        return new ClientRequest(method, uri, headers, body, timeout, retry, idempotent);
+    }
+
+    boolean isIdempotent() {
+        return idempotent != null ? idempotent : RetryPolicy.isIdempotent(method);
+    }
+
+    int port() {
+        return uri.getPort() < 0 ? 80 : uri.getPort();
+    }
+
+    /** The origin-form target: path and query. */
+    String target() {
+        String path = uri.getRawPath();
+        String query = uri.getRawQuery();
+        String target = path == null || path.isEmpty() ? "/" : path;
+        return query == null ? target : target + "?" + query;
+    }
+
+    @Override
+    public String toString() {
+        return method + " " + uri;
+    }
+}

@@ -1,0 +1,225 @@
+package keel.http.client;
+
+import keel.core.buffer.BufferPool;
+import keel.core.log.Log;
+import keel.core.loop.EventLoop;
+import keel.core.loop.Timer;
+import keel.http.codec.Http1ResponseParser;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.Iterator;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The connections to one host ({@code host:port}) on one event loop, confined to that loop: idle
+ * connections, requests waiting for one, and the count of open ones. Bounded on every side: at most
+ * {@code max-connections} open, at most {@code max-pending-acquires} waiting (one more fails at once),
+ * each waiting at most {@code acquire-timeout}. A background timer closes connections idle longer
+ * than {@code max-idle-time} or older than {@code max-life-time}.
+ */
+final class HostPool {
+    private static final Log LOG = Log.of(HostPool.class);
+
+    /** A request waiting for a connection, with the timer that ends its wait. */
+    private static final class Waiter {
+        final Call.Attempt attempt;
+        Timer timer;
+
+        Waiter(Call.Attempt attempt) {
+            this.attempt = attempt;
+        }
+    }
+
+    private final LoopPools home;
+    private final String host;
+    private final int port;
+    private final String name;
+    private final ClientOptions.Pool limits;
+    private final ArrayDeque<ClientConnection> idle = new ArrayDeque<>();
+    private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
+    private int open;
+    private Timer eviction;
+    private boolean closed;
+
+    HostPool(LoopPools home, String host, int port) {
+        this.home = home;
+        this.host = host;
+        this.port = port;
+        this.name = host + ":" + port;
+        this.limits = home.options().pool();
+    }
+
+    /** Gives {@code attempt} a connection now, opens one for it, queues it, or fails it at once. */
+    void acquire(Call.Attempt attempt) {
+        if (closed) {
+            attempt.onAcquireFailed(new HttpClientException("client closed"));
+            return;
+        }
+        long now = loop().nanoTime();
+        ClientConnection connection;
+        while ((connection = takeIdle()) != null) {
+            if (connection.isReusable(now)) {
+                attempt.onConnection(connection, true);
+                return;
+            }
+            connection.close();
+        }
+        if (open < limits.maxConnections()) {
+            openFor(attempt);
+        } else if (waiting.size() >= limits.maxPendingAcquires()) {
+            attempt.onAcquireFailed(new PoolFullException(name, limits.maxConnections(), limits.maxPendingAcquires()));
+        } else {
+            Waiter waiter = new Waiter(attempt);
+            waiter.timer = loop().schedule(limits.acquireTimeout().toNanos(), TimeUnit.NANOSECONDS, () -> {
+                waiting.remove(waiter);
+                attempt.onAcquireFailed(new ClientTimeoutException(ClientTimeoutException.Kind.ACQUIRE, limits.acquireTimeout(), name));
+            });
+            waiting.addLast(waiter);
+        }
+    }
+
+    /** An attempt that ended while it waited (its request timed out): it leaves the queue. */
+    void cancel(Call.Attempt attempt) {
+        for (Iterator<Waiter> it = waiting.iterator(); it.hasNext(); ) {
+            Waiter waiter = it.next();
+            if (waiter.attempt == attempt) {
+                waiter.timer.cancel();
+                it.remove();
+                return;
+            }
+        }
+    }
+
+    private void openFor(Call.Attempt attempt) {
+        open++;
+        home.resolver().resolve(host, loop(), (address, failure) -> {
+            if (failure != null) {
+                open--;
+                attempt.onAcquireFailed(new HttpClientException("cannot resolve " + host + ": " + failure.getMessage(), failure));
+                serveWaiters();
+                return;
+            }
+            try {
+                new ClientConnection(this).connect(new InetSocketAddress(address, port), attempt);
+            } catch (IOException e) {
+                open--;
+                attempt.onAcquireFailed(new HttpClientException("cannot open a socket to " + name, e));
+                serveWaiters();
+            }
+        });
+    }
+
+    /** A new connection is ready: it serves the attempt it was opened for, or the next waiter, or goes idle. */
+    void onConnected(ClientConnection connection, Call.Attempt openedFor) {
+        if (openedFor != null && !openedFor.isDone()) {
+            openedFor.onConnection(connection, false);
+        } else {
+            release(connection);
+        }
+    }
+
+    /** A connection whose exchange ended with keep-alive: to the next waiter, else idle. */
+    void release(ClientConnection connection) {
+        long now = loop().nanoTime();
+        if (closed || connection.isExpired(now)) {
+            connection.close();
+            return;
+        }
+        Waiter waiter;
+        while ((waiter = waiting.pollFirst()) != null) {
+            waiter.timer.cancel();
+            if (!waiter.attempt.isDone()) {
+                waiter.attempt.onConnection(connection, true);
+                return;
+            }
+        }
+        idle.addLast(connection);
+        scheduleEviction();
+    }
+
+    /** A connection closed (by either side, or refused while connecting): its slot may serve a waiter. */
+    void onClosed(ClientConnection connection, boolean wasConnecting) {
+        open--;
+        idle.remove(connection);
+        LOG.debug("client_connection_closed", "host", name, "open", open, "connecting", wasConnecting);
+        serveWaiters();
+    }
+
+    private void serveWaiters() {
+        while (!closed && open < limits.maxConnections() && !waiting.isEmpty()) {
+            Waiter waiter = waiting.pollFirst();
+            waiter.timer.cancel();
+            if (!waiter.attempt.isDone()) openFor(waiter.attempt);
+        }
+    }
+
+    private ClientConnection takeIdle() {
+        return limits.order() == ClientOptions.Order.LIFO ? idle.pollLast() : idle.pollFirst();
+    }
+
+    private void scheduleEviction() {
+        if (eviction != null || idle.isEmpty()) return;
+        eviction = loop().schedule(limits.evictionInterval().toNanos(), TimeUnit.NANOSECONDS, this::evict);
+    }
+
+    /** Closes idle connections past their idle or life time; runs while any connection is idle. */
+    private void evict() {
+        eviction = null;
+        long now = loop().nanoTime();
+        long maxIdle = limits.maxIdleTime().toNanos();
+        for (ClientConnection connection : idle.toArray(ClientConnection[]::new)) {
+            if (connection.isIdleLongerThan(maxIdle, now) || connection.isExpired(now)) connection.close();
+        }
+        scheduleEviction();
+    }
+
+    /** Fails the waiters and closes idle connections; busy ones close when their exchange ends. */
+    void close() {
+        closed = true;
+        Waiter waiter;
+        while ((waiter = waiting.pollFirst()) != null) {
+            waiter.timer.cancel();
+            waiter.attempt.onAcquireFailed(new HttpClientException("client closed"));
+        }
+        for (ClientConnection connection : idle.toArray(ClientConnection[]::new)) connection.close();
+        if (eviction != null) eviction.cancel();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    int openConnections() {
+        return open;
+    }
+
+    int idleConnections() {
+        return idle.size();
+    }
+
+    int pendingAcquires() {
+        return waiting.size();
+    }
+
+    String name() {
+        return name;
+    }
+
+    EventLoop loop() {
+        return home.loop();
+    }
+
+    BufferPool buffers() {
+        return home.buffers();
+    }
+
+    ClientOptions options() {
+        return home.options();
+    }
+
+    Http1ResponseParser.Limits parserLimits() {
+        return home.parserLimits();
+    }
+}

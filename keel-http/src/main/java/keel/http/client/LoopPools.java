@@ -1,0 +1,76 @@
+package keel.http.client;
+
+import keel.core.buffer.BufferPool;
+import keel.core.loop.EventLoop;
+import keel.http.codec.Http1ResponseParser;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/** What a client keeps on one event loop: a pool per host and a buffer pool. Confined to the loop. */
+final class LoopPools {
+    private static final int BUFFER_SIZE = 16 * 1024;
+    private static final int MAX_POOLED_BUFFERS = 64;
+
+    private final EventLoop loop;
+    private final ClientOptions options;
+    private final Resolver resolver;
+    private final BufferPool buffers = new BufferPool(BUFFER_SIZE, MAX_POOLED_BUFFERS);
+    private final Http1ResponseParser.Limits parserLimits;
+    private final Map<String, HostPool> pools = new HashMap<>();
+    private boolean closed;
+
+    LoopPools(EventLoop loop, ClientOptions options, Resolver resolver) {
+        this.loop = loop;
+        this.options = options;
+        this.resolver = resolver;
+        this.parserLimits = new Http1ResponseParser.Limits(options.maxResponseHeadSize(), 100);
+    }
+
+    HostPool pool(String host, int port) {
+        return pools.computeIfAbsent(host + ":" + port, key -> {
+            HostPool pool = new HostPool(this, host, port);
+            if (closed) pool.close();
+            return pool;
+        });
+    }
+
+    /** Fills the buffer pool so the first requests do not allocate; loop thread. */
+    void prefillBuffers(int count) {
+        buffers.prefill(count);
+    }
+
+    void close() {
+        closed = true;
+        pools.values().forEach(HostPool::close);
+    }
+
+    /** Open connections of every host on this loop. */
+    int openConnections() {
+        return pools.values().stream().mapToInt(HostPool::openConnections).sum();
+    }
+
+    int idleConnections() {
+        return pools.values().stream().mapToInt(HostPool::idleConnections).sum();
+    }
+
+    EventLoop loop() {
+        return loop;
+    }
+
+    ClientOptions options() {
+        return options;
+    }
+
+    Resolver resolver() {
+        return resolver;
+    }
+
+    BufferPool buffers() {
+        return buffers;
+    }
+
+    Http1ResponseParser.Limits parserLimits() {
+        return parserLimits;
+    }
+}

@@ -1,0 +1,120 @@
+package keel.http.server;
+
+import keel.http.Response;
+import keel.http.client.ClientRequest;
+import keel.http.client.HttpClient;
+import keel.http.router.Router;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Runs Keel's request path before real traffic, so the first real request meets loaded classes,
+ * compiled hot methods, started thread pools and filled buffer pools instead of paying for them.
+ *
+ * <p>It starts a throwaway server on loopback, configured like the real one (same transport,
+ * execution, loops), whose routes cover every path a request can take: each execution, sync and
+ * async handlers, fixed, JSON and streamed bodies, request bodies, path parameters, 404 and 405. An
+ * {@link HttpClient} sends it requests, a few at a time, until {@code requests} were answered or
+ * {@code budget} ran out; then the server stops. User routes never run: warm-up has no side effects.
+ */
+public final class Warmup {
+    /** Enough for the JIT to compile the request path at its first tier. */
+    public static final int DEFAULT_REQUESTS = 3000;
+    public static final Duration DEFAULT_BUDGET = Duration.ofSeconds(5);
+    private static final int IN_FLIGHT = 8;
+    private static final byte[] PAYLOAD = "{\"warm\":true,\"items\":[1,2,3]}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+    /** What a warm-up did: requests answered (any status), calls that failed, and how long it took. */
+    public record Report(int requests, int failures, Duration took) {
+        public Report plusFailures(int more) {
+            return new Report(requests, failures + more, took);
+        }
+    }
+
+    private Warmup() {
+    }
+
+    /** Serves the warm-up routes with options like {@code like} on a free loopback port and drives them with {@code client}. */
+    public static Report run(ServerOptions like, HttpClient client, int requests, Duration budget) throws IOException, InterruptedException {
+        long start = System.nanoTime();
+        ServerOptions options = like.toBuilder().host("127.0.0.1").port(0).warmup(false).build();
+        HttpServer server = HttpServer.start(options, routes());
+        try {
+            List<ClientRequest> mix = mix("http://127.0.0.1:" + server.port());
+            Semaphore window = new Semaphore(IN_FLIGHT);
+            AtomicInteger answered = new AtomicInteger();
+            AtomicInteger failed = new AtomicInteger();
+            long deadline = start + budget.toNanos();
+            for (int i = 0; i < requests && System.nanoTime() - deadline < 0; i++) {
+                if (!window.tryAcquire(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) break;
+                client.sendAsync(mix.get(i % mix.size())).whenComplete((response, failure) -> {
+                    (failure == null ? answered : failed).incrementAndGet();
+                    window.release();
+                });
+            }
+            window.tryAcquire(IN_FLIGHT, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return new Report(answered.get(), failed.get(), Duration.ofNanos(System.nanoTime() - start));
+        } finally {
+            server.stop(Duration.ofSeconds(1));
+        }
+    }
+
+    private static Router routes() {
+        Router router = new Router()
+                .get("/warmup/text", request -> Response.ok("warm"))
+                .get("/warmup/param/{id}", request -> Response.ok(request.pathParam("id") + request.queryParam("q").orElse("")))
+                .post("/warmup/echo", request -> Response.bytes(200, "application/json", request.body()))
+                .getAsync("/warmup/async", request -> CompletableFuture.completedFuture(Response.json(PAYLOAD)))
+                .get("/warmup/stream", request -> Response.stream(200, "application/json", Warmup::publishPayloadTwice));
+        router.with(Execution.EVENT_LOOP).get("/warmup/event-loop", request -> Response.ok("loop"));
+        router.with(Execution.WORKER_POOL).get("/warmup/worker-pool", request -> Response.ok("worker"));
+        router.with(Execution.VIRTUAL_THREAD).get("/warmup/virtual-thread", request -> Response.ok("virtual"));
+        return router;
+    }
+
+    private static List<ClientRequest> mix(String base) {
+        return List.of(
+                ClientRequest.get(base + "/warmup/text"),
+                ClientRequest.get(base + "/warmup/param/7?q=x"),
+                ClientRequest.of("POST", base + "/warmup/echo").body("application/json", PAYLOAD),
+                ClientRequest.get(base + "/warmup/async"),
+                ClientRequest.get(base + "/warmup/stream"),
+                ClientRequest.get(base + "/warmup/event-loop"),
+                ClientRequest.get(base + "/warmup/worker-pool"),
+                ClientRequest.get(base + "/warmup/virtual-thread"),
+                ClientRequest.of("HEAD", base + "/warmup/text"),
+                ClientRequest.get(base + "/warmup/missing"),
+                ClientRequest.of("DELETE", base + "/warmup/text"));
+    }
+
+    /** Two items on demand, then complete: the streamed-response path without a thread of its own. */
+    private static void publishPayloadTwice(Flow.Subscriber<? super byte[]> subscriber) {
+        subscriber.onSubscribe(new Flow.Subscription() {
+            private int sent;
+            private boolean done;
+
+            @Override
+            public void request(long n) {
+                while (n-- > 0 && !done) {
+                    subscriber.onNext(PAYLOAD);
+                    if (++sent == 2) {
+                        done = true;
+                        subscriber.onComplete();
+                    }
+                }
+            }
+
+            @Override
+            public void cancel() {
+                done = true;
+            }
+        });
+    }
+}
