@@ -1,17 +1,12 @@
 package keel.lab;
 
-import keel.http.router.Router;
-import keel.http.server.AdminRoutes;
-import keel.metrics.KeelMetrics;
 import keel.http.server.ConfigKeys;
-import keel.http.server.HttpServer;
 import keel.http.server.ServerOptions;
 
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 
 /** The {@code bin/keel} commands. */
 public final class Main {
@@ -26,18 +21,18 @@ public final class Main {
         String command = args.isEmpty() ? "--help" : args.getFirst();
         switch (command) {
             case "serve" -> {
-                ServerOptions options;
+                Config config;
                 try {
-                    options = options(args.subList(1, args.size()));
+                    config = config(args.subList(1, args.size()));
                 } catch (ConfigKeys.ConfigException e) {
                     err.println("keel: " + e.getMessage());
                     return 2;
                 }
-                if (options == null) {
+                if (config == null) {
                     out.print(help());
                     return 0;
                 }
-                serve(options, out);
+                serve(config, out);
                 return 0;
             }
             case "help", "--help", "-h" -> {
@@ -51,20 +46,33 @@ public final class Main {
         }
     }
 
-    /** Defaults, then the YAML file given by {@code --config}, then the other flags; null for {@code --help}. */
+    /** The server's options and the lab's own settings. */
+    record Config(ServerOptions server, LabSettings lab) {
+    }
+
+    /** The server options of {@link #config}; null for {@code --help}. */
     static ServerOptions options(List<String> flags) {
+        Config config = config(flags);
+        return config == null ? null : config.server();
+    }
+
+    /** Defaults, then the YAML file given by {@code --config}, then the other flags; null for {@code --help}. */
+    static Config config(List<String> flags) {
         ServerOptions.Builder builder = defaults();
+        LabSettings.Builder lab = new LabSettings.Builder();
         for (int i = 0; i < flags.size(); i++) {
             if (flags.get(i).equals("--help") || flags.get(i).equals("-h")) return null;
-            if (flags.get(i).equals("--config")) YamlConfig.apply(Path.of(value(flags, i)), builder);
+            if (flags.get(i).equals("--config")) YamlConfig.apply(Path.of(value(flags, i)), builder, lab);
         }
         for (int i = 0; i < flags.size(); i += 2) {
             String flag = flags.get(i);
             String value = value(flags, i);
             if (flag.equals("--config")) continue;
-            ConfigKeys.applyFlag(builder, flag, value);
+            var labKey = LabSettings.byFlag(flag);
+            if (labKey.isPresent()) LabSettings.apply(lab, labKey.get(), flag, value, "the command line");
+            else ConfigKeys.applyFlag(builder, flag, value);
         }
-        return ConfigKeys.build(builder);
+        return new Config(ConfigKeys.build(builder), lab.build());
     }
 
     /** The library's defaults, except that the lab app starts warm. */
@@ -79,20 +87,15 @@ public final class Main {
         return flags.get(i + 1);
     }
 
-    private static void serve(ServerOptions options, PrintStream out) throws IOException, InterruptedException {
-        AtomicReference<HttpServer> running = new AtomicReference<>();
-        Router router = BenchmarkRoutes.register(new Router());
-        AdminRoutes.register(router, running::get);
-        KeelMetrics metrics = new KeelMetrics();
-        metrics.register(router);
-        HttpServer server = HttpServer.start(options, router, metrics);
-        running.set(server);
-        stopGracefullyOnSignals(server, out);
-        out.printf("keel %s serving on http://%s:%d (transport=%s, execution=%s, threads=%s, loops=%d)%n",
-                Version.VALUE, options.host(), server.port(), options.transport().word(), options.execution().word(),
-                options.threads().word(), options.pools().loops());
+    private static void serve(Config config, PrintStream out) throws IOException, InterruptedException {
+        LabApp app = LabApp.start(config.server(), config.lab());
+        ServerOptions options = app.server().options();
+        stopGracefullyOnSignals(app, out);
+        out.printf("keel %s serving on http://%s:%d (transport=%s, execution=%s, threads=%s, loops=%d, warmup=%s)%n",
+                Version.VALUE, options.host(), app.server().port(), options.transport().word(), options.execution().word(),
+                options.threads().word(), options.pools().loops(), options.warmup());
         out.flush();
-        server.awaitStop();
+        app.server().awaitStop();
     }
 
     /**
@@ -100,12 +103,12 @@ public final class Main {
      * deliberate stop is a success. (Left to the JVM, SIGTERM would exit with 143.)
      */
     @SuppressWarnings("sunapi")
-    private static void stopGracefullyOnSignals(HttpServer server, PrintStream out) {
+    private static void stopGracefullyOnSignals(LabApp app, PrintStream out) {
         for (String name : List.of("TERM", "INT")) {
             sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> Thread.ofPlatform().name("keel-stop").start(() -> {
-                out.println("keel: SIG" + name + ", stopping gracefully (grace " + server.options().timeouts().grace().toSeconds() + " s)");
+                out.println("keel: SIG" + name + ", stopping gracefully (grace " + app.server().options().timeouts().grace().toSeconds() + " s)");
                 out.flush();
-                server.stop();
+                app.close();
                 System.exit(0);
             }));
         }
@@ -123,6 +126,8 @@ public final class Main {
                 The lab app serves GET /benchmark/hello, /benchmark/json, /benchmark/cpu?n=35,
                 /benchmark/cpu-heavy?limit=10000, /benchmark/latency?ms=100, /benchmark/latency-async?ms=100,
                 /benchmark/mixed and /benchmark/health, plus /metrics (Prometheus) and /keel/routes.
+                Client scenarios: POST /orders/refine and GET /devices/{id}/status (?style=async|blocking)
+                call the embedded mock upstream (POST /upstream/refine-address, GET /upstream/devices/{id}/{aspect}).
                 --transport, --execution and --threads apply to every benchmark route, so the execution
                 models can be compared on the same handlers.
 
@@ -132,6 +137,10 @@ public final class Main {
         ServerOptions defaults = defaults().build();
         for (ConfigKeys.Key key : ConfigKeys.ALL) {
             text.append(String.format("  %-26s %-32s %s (default %s)%n", key.flag() + " V", key.yaml(), key.help(), key.valueIn(defaults)));
+        }
+        LabSettings labDefaults = new LabSettings.Builder().build();
+        for (LabSettings.Key key : LabSettings.KEYS) {
+            text.append(String.format("  %-26s %-32s %s (default %s)%n", key.flag() + " V", key.yaml(), key.help(), key.current().apply(labDefaults)));
         }
         text.append("""
 

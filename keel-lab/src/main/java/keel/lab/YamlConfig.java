@@ -13,7 +13,7 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * Reads {@code keel.yaml}: nested maps whose dotted paths are the keys of {@link ConfigKeys}
+ * Reads {@code keel.yaml}: nested maps whose dotted paths are the keys of {@link ConfigKeys} and {@link LabSettings}
  * ({@code server: {port: 8080}} is {@code server.port}). Unknown keys and bad values are refused with
  * the key's name and the file's.
  */
@@ -23,7 +23,7 @@ final class YamlConfig {
     private YamlConfig() {
     }
 
-    static void apply(Path file, ServerOptions.Builder builder) {
+    static void apply(Path file, ServerOptions.Builder builder, LabSettings.Builder lab) {
         JsonNode root;
         try {
             root = YAML.readTree(Files.readString(file));
@@ -32,18 +32,20 @@ final class YamlConfig {
         }
         if (root == null || root.isMissingNode() || root.isNull()) return;
         if (!root.isObject()) throw new ConfigKeys.ConfigException(file + ": expected a map of keys at the top level");
-        applyNode("", root, builder, file.toString());
+        applyNode("", root, builder, lab, file.toString());
     }
 
-    private static void applyNode(String prefix, JsonNode node, ServerOptions.Builder builder, String source) {
+    private static void applyNode(String prefix, JsonNode node, ServerOptions.Builder builder, LabSettings.Builder lab, String source) {
         for (Iterator<Map.Entry<String, JsonNode>> fields = node.fields(); fields.hasNext(); ) {
             Map.Entry<String, JsonNode> field = fields.next();
             String key = prefix.isEmpty() ? field.getKey() : prefix + "." + field.getKey();
             JsonNode value = field.getValue();
             if (value.isObject()) {
-                applyNode(key, value, builder, source);
+                applyNode(key, value, builder, lab, source);
             } else if (value.isValueNode() && !value.isNull()) {
-                ConfigKeys.applyYaml(builder, key, value.asText(), source);
+                var labKey = LabSettings.byYaml(key);
+                if (labKey.isPresent()) LabSettings.apply(lab, labKey.get(), key, value.asText(), source);
+                else ConfigKeys.applyYaml(builder, key, value.asText(), source);
             } else {
                 throw new ConfigKeys.ConfigException("configuration key '" + key + "' in " + source + " needs a single value");
             }
