@@ -134,14 +134,19 @@ public final class HttpClient implements AutoCloseable {
     /**
      * Prepares the client before its first real call: every loop runs and fills its buffer pool; the
      * request and response paths run against a throwaway server on loopback until the JIT compiled
-     * them; then each of {@code upstreams} is resolved and gets one open connection per loop in the
-     * pool. Blocks; call it at start-up, not on an event loop.
+     * them (unless a warm-up already did in this JVM: {@link Warmup#ran}); then each of
+     * {@code upstreams} is resolved and gets one open connection per loop in its pool (a {@code HEAD}
+     * request from each loop). Blocks; call it at start-up, not on an event loop.
      */
     public Warmup.Report warmup(URI... upstreams) throws IOException, InterruptedException {
         if (EventLoop.current() != null) throw new IllegalStateException("warmup blocks: call it at start-up, not on an event loop");
+        long start = System.nanoTime();
         onEveryLoop(pools -> pools.prefillBuffers(16));
-        ServerOptions server = ServerOptions.builder().host("127.0.0.1").port(0).loops(1).build();
-        Warmup.Report report = Warmup.run(server, this, Warmup.DEFAULT_REQUESTS, Warmup.DEFAULT_BUDGET);
+        Warmup.Report report = new Warmup.Report(0, 0, java.time.Duration.ZERO);
+        if (!Warmup.ran()) {
+            ServerOptions server = ServerOptions.builder().host("127.0.0.1").port(0).loops(1).build();
+            report = Warmup.run(server, this, Warmup.DEFAULT_REQUESTS, Warmup.DEFAULT_BUDGET);
+        }
         int upstreamFailures = 0;
         for (URI upstream : upstreams) {
             resolver.resolveNow(upstream.getHost());
@@ -163,8 +168,8 @@ public final class HttpClient implements AutoCloseable {
                 }
             }
         }
-        report = report.plusFailures(upstreamFailures);
-        return report;
+        return new Warmup.Report(report.requests() + loops.size() * upstreams.length, report.failures() + upstreamFailures,
+                java.time.Duration.ofNanos(System.nanoTime() - start));
     }
 
     private void onEveryLoop(java.util.function.Consumer<LoopPools> action) throws InterruptedException {

@@ -33,12 +33,17 @@ public final class Warmup {
 
     /** What a warm-up did: requests answered (any status), calls that failed, and how long it took. */
     public record Report(int requests, int failures, Duration took) {
-        public Report plusFailures(int more) {
-            return new Report(requests, failures + more, took);
-        }
     }
 
+    /** Set once a warm-up ran in this JVM: compiled code is shared by every server and client, so one is enough. */
+    private static volatile boolean ran;
+
     private Warmup() {
+    }
+
+    /** True when a warm-up already ran the request path (server and client sides) in this JVM. */
+    public static boolean ran() {
+        return ran;
     }
 
     /** Serves the warm-up routes with options like {@code like} on a free loopback port and drives them with {@code client}. */
@@ -60,6 +65,7 @@ public final class Warmup {
                 });
             }
             window.tryAcquire(IN_FLIGHT, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            ran = true;
             return new Report(answered.get(), failed.get(), Duration.ofNanos(System.nanoTime() - start));
         } finally {
             server.stop(Duration.ofSeconds(1));

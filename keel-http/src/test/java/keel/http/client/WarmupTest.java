@@ -1,0 +1,60 @@
+package keel.http.client;
+
+import keel.http.Response;
+import keel.http.router.Router;
+import keel.http.server.HttpServer;
+import keel.http.server.ServerOptions;
+import keel.http.server.TestServer;
+import keel.http.server.Transport;
+import keel.http.server.Warmup;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.net.URI;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Warm start: the warm-up really runs the request path, leaves nothing behind, and fills the client's pool. */
+class WarmupTest {
+
+    private static long threadsNamed(String prefix) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().startsWith(prefix)).count();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void theServerWarmupAnswersEveryRequestAndStopsWhatItStarted(Transport transport) throws Exception {
+        long clientLoopsBefore = threadsNamed("keel-client");
+        ServerOptions options = ServerOptions.builder().host("127.0.0.1").port(0).loops(2).transport(transport).build();
+        Warmup.Report report = HttpServer.warmup(options);
+        assertThat(report.failures()).isZero();
+        assertThat(report.requests()).isGreaterThanOrEqualTo(500);
+        assertThat(threadsNamed("keel-client")).isEqualTo(clientLoopsBefore);
+    }
+
+    @Test
+    void aServerStartedWarmServesItsOwnRoutes() throws Exception {
+        try (TestServer server = TestServer.start(new Router().get("/hello", request -> Response.ok("hi")),
+                options -> options.warmup(true));
+             HttpClient client = HttpClient.create(ClientOptions.builder().loops(1).build())) {
+            Response response = client.send(ClientRequest.get(server.uri("/hello").toString()));
+            assertThat(response.body()).asString().isEqualTo("hi");
+            assertThat(client.send(ClientRequest.get(server.uri("/warmup/text").toString())).status())
+                    .as("warm-up routes live on the throwaway server only").isEqualTo(404);
+        }
+    }
+
+    @Test
+    void theClientWarmupLeavesOneOpenConnectionPerLoopToEachUpstream() throws Exception {
+        try (TestServer upstream = TestServer.start(new Router().post("/refine", request -> Response.ok("done")));
+             HttpClient client = HttpClient.create(ClientOptions.builder().loops(2).build())) {
+            Warmup.Report report = client.warmup(URI.create(upstream.uri("/refine").toString()));
+            assertThat(report.failures()).isZero();
+            assertThat(client.idleConnections()).isEqualTo(2);
+            assertThat(upstream.server().openConnections()).isEqualTo(2);
+            client.send(ClientRequest.post(upstream.uri("/refine").toString(), "{}"));
+            assertThat(upstream.server().openConnections()).as("the first call reuses a warm connection").isEqualTo(2);
+        }
+    }
+}
