@@ -85,6 +85,29 @@ public final class Headers {
         return bytes;
     }
 
+    /** A field name as RFC 9110 §5.1 allows it (a token), or IllegalArgumentException. */
+    public static String checkName(String name) {
+        if (name.isEmpty()) throw new IllegalArgumentException("empty header name");
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c <= ' ' || c >= 0x7f || "\"(),/:;<=>?@[\\]{}".indexOf(c) >= 0) {
+                throw new IllegalArgumentException("invalid character in header name: " + name);
+            }
+        }
+        return name;
+    }
+
+    /** RFC 9110 §5.5: no CR, LF or NUL in a field value (they would let a value forge fields), or IllegalArgumentException. */
+    public static String checkValue(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if ((c < ' ' && c != '\t') || c == 0x7f || c > 0xff) {
+                throw new IllegalArgumentException("invalid character in header value: " + value.replace("\r", "\\r").replace("\n", "\\n"));
+            }
+        }
+        return value;
+    }
+
     public boolean contains(String name) {
         return get(name) != null;
     }

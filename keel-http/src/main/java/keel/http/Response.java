@@ -51,7 +51,7 @@ public final class Response {
     }
 
     public static Response bytes(int status, String contentType, byte[] body) {
-        return new Response(status, Headers.of("Content-Type", fieldValue(contentType)), body, null, false);
+        return new Response(status, Headers.of("Content-Type", Headers.checkValue(contentType)), body, null, false);
     }
 
     /** A status with no body. */
@@ -65,7 +65,7 @@ public final class Response {
      * was sent aborts the connection (the client sees a truncated body, never a false end).
      */
     public static Response stream(int status, String contentType, Flow.Publisher<byte[]> chunks) {
-        return new Response(status, Headers.of("Content-Type", fieldValue(contentType)), NO_BYTES, chunks, false);
+        return new Response(status, Headers.of("Content-Type", Headers.checkValue(contentType)), NO_BYTES, chunks, false);
     }
 
     /**
@@ -84,29 +84,7 @@ public final class Response {
 
     /** A copy with one more header; a name or value that could split the response is refused. */
     public Response header(String name, String value) {
-        return new Response(status, headers.plus(fieldName(name), fieldValue(value)), body, stream, close);
-    }
-
-    private static String fieldName(String name) {
-        if (name.isEmpty()) throw new IllegalArgumentException("empty header name");
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if (c <= ' ' || c >= 0x7f || "\"(),/:;<=>?@[\\]{}".indexOf(c) >= 0) {
-                throw new IllegalArgumentException("invalid character in header name: " + name);
-            }
-        }
-        return name;
-    }
-
-    /** RFC 9110 §5.5: no CR, LF or NUL in a field value (they would let a value forge headers). */
-    private static String fieldValue(String value) {
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if ((c < ' ' && c != '\t') || c == 0x7f || c > 0xff) {
-                throw new IllegalArgumentException("invalid character in header value: " + value.replace("\r", "\\r").replace("\n", "\\n"));
-            }
-        }
-        return value;
+        return new Response(status, headers.plus(Headers.checkName(name), Headers.checkValue(value)), body, stream, close);
     }
 
     /** A copy that closes the connection once written. */

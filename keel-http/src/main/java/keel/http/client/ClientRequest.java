@@ -32,7 +32,8 @@ public record ClientRequest(String method, URI uri, Headers headers, byte[] body
     }
 
     public static ClientRequest of(String method, String uri) {
-        return new ClientRequest(method.toUpperCase(Locale.ROOT), URI.create(uri), Headers.empty(), NO_BODY, null, null, null);
+        return new ClientRequest(Headers.checkName(method.toUpperCase(Locale.ROOT)), URI.create(uri), Headers.empty(), NO_BODY,
+                null, null, null);
     }
 
     public static ClientRequest get(String uri) {
@@ -44,13 +45,18 @@ public record ClientRequest(String method, URI uri, Headers headers, byte[] body
         return of("POST", uri).body("application/json", json.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** A copy with one more header field. */
+    /** A copy with one more header field; a name or value that could forge fields is refused. */
     public ClientRequest header(String name, String value) {
-        return new ClientRequest(method, uri, headers.plus(name, value), body, timeout, retry, idempotent);
+        return new ClientRequest(method, uri, headers.plus(Headers.checkName(name), Headers.checkValue(value)), body, timeout,
+                retry, idempotent);
     }
 
     public ClientRequest body(String contentType, byte[] bytes) {
-        return new ClientRequest(method, uri, headers.plus("Content-Type", contentType), bytes, timeout, retry, idempotent);
+        return header("Content-Type", contentType).withBody(bytes);
+    }
+
+    private ClientRequest withBody(byte[] bytes) {
+        return new ClientRequest(method, uri, headers, bytes, timeout, retry, idempotent);
     }
 
     public ClientRequest timeout(Duration timeout) {

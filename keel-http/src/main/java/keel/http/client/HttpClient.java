@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -20,24 +21,29 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A non-blocking HTTP/1.1 client on Keel's event loops, with a connection pool per host.
+ * A non-blocking HTTP/1.1 client on Keel's event loops, with a connection pool per host and loop.
  *
  * <pre>{@code
- * HttpClient client = HttpClient.create(ClientOptions.defaults(), server.loops()); // share the server's loops
- * client.sendAsync(ClientRequest.post("http://upstream:8080/refine", json))
- *       .thenApply(response -> Response.json(response.body()));
+ * HttpClient client = HttpClient.create();
+ * router.with(Execution.EVENT_LOOP).postAsync("/refine", req ->
+ *         client.sendAsync(ClientRequest.post("http://upstream:8080/refine", req.bodyText()))
+ *               .thenApply(answer -> Response.json(answer.body())));
  * }</pre>
  *
- * <p>A call made on one of the client's loops runs on that loop, start to end, with no thread hop;
- * a call from any other thread goes to the next loop in turn. Callbacks chained on the returned stage
- * run on that loop unless given an executor, so they must not block. {@link #send} is the blocking
- * form for virtual threads and worker threads; it refuses to run on an event loop.
+ * <p>Where a call runs: a call made on any Keel event loop (a server's handler on
+ * {@code EVENT_LOOP}, or a callback of an earlier call) runs on that very loop, start to end, with
+ * no thread hop and no lock: each loop keeps its own pools. A call from any other thread goes to
+ * the client's own loops in turn (or, for {@link #create(ClientOptions, List)}, the loops it was
+ * given). Callbacks chained on the returned stage run on the call's loop unless given an executor,
+ * so they must not block. {@link #send} is the blocking form for virtual threads and worker
+ * threads; it refuses to run on an event loop.
  */
 public final class HttpClient implements AutoCloseable {
     private final ClientOptions options;
     private final LoopGroup ownLoops;
     private final List<EventLoop> loops;
-    private final Map<EventLoop, LoopPools> pools = new IdentityHashMap<>();
+    /** The pools of each loop a call ran on: the client's own, and those of callers' loops (a server's). */
+    private final Map<EventLoop, LoopPools> pools = new ConcurrentHashMap<>();
     private final Resolver resolver = new Resolver();
     private final AtomicInteger turn = new AtomicInteger();
     private volatile boolean closed;
@@ -47,7 +53,6 @@ public final class HttpClient implements AutoCloseable {
         this.ownLoops = ownLoops;
         this.loops = List.copyOf(loops);
         if (this.loops.isEmpty()) throw new IllegalArgumentException("a client needs at least one event loop");
-        for (EventLoop loop : this.loops) pools.put(loop, new LoopPools(loop, options, resolver));
     }
 
     public static HttpClient create() {
@@ -60,7 +65,10 @@ public final class HttpClient implements AutoCloseable {
         return new HttpClient(options, group, group.loops());
     }
 
-    /** A client on existing loops (a server's: {@code server.loops()}); close it before they stop. */
+    /**
+     * A client with no loops of its own: calls from other threads go to {@code loops} (a server's:
+     * {@code server.loops()}) in turn. Close it before they stop.
+     */
     public static HttpClient create(ClientOptions options, List<EventLoop> loops) {
         return new HttpClient(options, null, loops);
     }
@@ -111,7 +119,7 @@ public final class HttpClient implements AutoCloseable {
             return result;
         }
         EventLoop loop = pick();
-        Call call = new Call(pools.get(loop), request, streaming, result);
+        Call call = new Call(poolsOf(loop), request, streaming, result);
         if (loop.inEventLoop()) {
             call.start();
         } else {
@@ -124,11 +132,18 @@ public final class HttpClient implements AutoCloseable {
         return result;
     }
 
-    /** The caller's own loop when it is one of ours (no hop), else the next in turn. */
+    /** The caller's own loop when it runs on one (no hop), else the next of ours in turn. */
     private EventLoop pick() {
         EventLoop current = EventLoop.current();
-        if (current != null && pools.containsKey(current)) return current;
+        if (current != null) return current;
         return loops.get(Math.floorMod(turn.getAndIncrement(), loops.size()));
+    }
+
+    private LoopPools poolsOf(EventLoop loop) {
+        LoopPools existing = pools.get(loop);
+        if (existing != null) return existing;
+        pools.keySet().removeIf(other -> !other.thread().isAlive()); // the loops of servers that stopped
+        return pools.computeIfAbsent(loop, key -> new LoopPools(key, options, resolver));
     }
 
     /**
@@ -172,16 +187,25 @@ public final class HttpClient implements AutoCloseable {
                 java.time.Duration.ofNanos(System.nanoTime() - start));
     }
 
+    /** Runs {@code action} on each of the client's loops, and on every other loop it made calls on; waits for them. */
     private void onEveryLoop(java.util.function.Consumer<LoopPools> action) throws InterruptedException {
-        CountDownLatch done = new CountDownLatch(loops.size());
-        for (EventLoop loop : loops) {
-            loop.execute(() -> {
-                try {
-                    action.accept(pools.get(loop));
-                } finally {
-                    done.countDown();
-                }
-            });
+        java.util.Set<EventLoop> every = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        every.addAll(loops);
+        every.addAll(pools.keySet());
+        every.removeIf(loop -> !loop.thread().isAlive());
+        CountDownLatch done = new CountDownLatch(every.size());
+        for (EventLoop loop : every) {
+            try {
+                loop.execute(() -> {
+                    try {
+                        action.accept(poolsOf(loop));
+                    } finally {
+                        done.countDown();
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                done.countDown(); // stopping: its connections close with it
+            }
         }
         done.await(5, TimeUnit.SECONDS);
     }
@@ -209,13 +233,13 @@ public final class HttpClient implements AutoCloseable {
     public void close() {
         if (closed) return;
         closed = true;
-        for (EventLoop loop : loops) {
+        pools.forEach((loop, loopPools) -> {
             try {
-                loop.execute(() -> pools.get(loop).close());
+                loop.execute(loopPools::close);
             } catch (RejectedExecutionException e) {
                 // the loop already stopped, and closed its connections as it did
             }
-        }
+        });
         if (ownLoops != null) {
             try {
                 ownLoops.shutdown(5, TimeUnit.SECONDS);

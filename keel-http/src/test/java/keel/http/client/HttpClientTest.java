@@ -216,6 +216,25 @@ class HttpClientTest {
     }
 
     @Test
+    void aCallFromAServerHandlerOnTheEventLoopStaysOnThatLoop() throws Exception {
+        try (TestServer upstream = TestServer.start(routes())) {
+            Router router = new Router();
+            router.with(keel.http.server.Execution.EVENT_LOOP).getAsync("/where", request -> {
+                String handlerThread = Thread.currentThread().getName();
+                return client.sendAsync(ClientRequest.get(upstream.uri("/hello").toString()))
+                        .thenApply(answer -> Response.ok(handlerThread + " " + Thread.currentThread().getName()));
+            });
+            try (TestServer server = TestServer.start(router)) {
+                for (int i = 0; i < 4; i++) {
+                    String[] threads = new String(client.send(ClientRequest.get(server.uri("/where").toString())).body()).split(" ");
+                    assertThat(threads[0]).startsWith("keel-loop-");
+                    assertThat(threads[1]).as("the answer completes on the handler's own loop").isEqualTo(threads[0]);
+                }
+            }
+        }
+    }
+
+    @Test
     void aFailedCallCarriesTheCause() {
         assertThatThrownBy(() -> client.send(ClientRequest.get("http://127.0.0.1:1/")))
                 .isInstanceOf(HttpClientException.class).hasMessageContaining("127.0.0.1:1");
