@@ -57,6 +57,25 @@ class ConfigurationTest {
     }
 
     @Test
+    void theLabSettingsComeFromYamlAndFlagsToo() throws Exception {
+        Path file = yaml("""
+                server:
+                  warmup: false
+                lab:
+                  upstream-delay: 1s
+                  upstream-url: http://10.0.0.7:8080
+                """);
+        Main.Config config = Main.config(List.of("--config", file.toString(), "--upstream-delay", "50ms"));
+        assertThat(config.server().warmup()).isFalse();
+        assertThat(config.lab().upstreamDelay()).isEqualTo(Duration.ofMillis(50));
+        assertThat(config.lab().upstreamUrl()).isEqualTo("http://10.0.0.7:8080");
+        assertThat(Main.config(List.of()).server().warmup()).as("bin/keel serve starts warm").isTrue();
+        assertThat(Main.config(List.of()).lab().upstreamDelay()).isEqualTo(Duration.ofMillis(200));
+        assertThatThrownBy(() -> Main.config(List.of("--upstream-delay", "soon"))).hasMessageContaining("--upstream-delay");
+        assertThatThrownBy(() -> Main.config(List.of("--upstream-url", "ftp://x"))).hasMessageContaining("http://");
+    }
+
+    @Test
     void everyKeyRoundTripsThroughItsFlagAndItsYamlKey() {
         ServerOptions defaults = ServerOptions.defaults();
         for (ConfigKeys.Key key : ConfigKeys.ALL) {

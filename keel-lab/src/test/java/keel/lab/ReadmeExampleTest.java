@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Keeps README.md true: its Java example runs as printed, and its reference lists every option. */
 class ReadmeExampleTest {
-    private static final Path README = Path.of("..", "README.md");
+    static final Path README = Path.of("..", "README.md");
 
     static final class Reports {
         static String slowQuery(String year) {
@@ -85,6 +85,11 @@ class ReadmeExampleTest {
             String row = readme.lines().filter(l -> l.startsWith("| `" + key.yaml() + "` ")).findFirst().orElse("");
             assertThat(row).as(key.yaml()).contains("`" + key.flag() + "`");
             if (!key.yaml().equals("server.loops")) assertThat(row).as(key.yaml()).contains("`" + key.valueIn(defaults) + "`");
+        }
+        LabSettings lab = LabSettings.defaults();
+        for (LabSettings.Key key : LabSettings.KEYS) {
+            String row = readme.lines().filter(l -> l.startsWith("| `" + key.yaml() + "` ")).findFirst().orElse("");
+            assertThat(row).as(key.yaml()).contains("`" + key.flag() + "`").contains("`" + key.current().apply(lab) + "`");
         }
     }
 }

@@ -43,8 +43,8 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code keel_http_server_requests_seconds} (timer with a percentile histogram), tagged
  *       {@code method}, {@code route} (the pattern, {@code none} when no route matched),
  *       {@code status} and {@code status_class} ({@code 2xx}, {@code 4xx}, …)</li>
- *   <li>{@code keel_event_loop_lag_seconds} (timer per {@code loop}, a summary with the 0.5/0.99/0.999
- *       quantiles over the last couple of minutes),
+ *   <li>{@code keel_event_loop_lag_seconds} (timer per {@code loop}, a histogram with fixed buckets from
+ *       0.1 ms to 30 s, so any quantile of an interval comes from two scrapes),
  *       {@code keel_event_loop_pending_tasks} (gauge per {@code loop}),
  *       {@code keel_event_loop_blocked_total} (counter per {@code route})</li>
  *   <li>{@code keel_http_server_connections_open}, {@code keel_worker_pool_active_threads},
