@@ -50,6 +50,16 @@ final class Call {
         new Attempt().start();
     }
 
+    /** The retry's wait is over: try again. */
+    void retryNow() {
+        new Attempt().start();
+    }
+
+    /** The client closed while this call waited to retry. */
+    void abandon(Throwable failure) {
+        result.completeExceptionally(failure);
+    }
+
     /** What one attempt ended with: a response (its body read, or streaming), or a failure. */
     private void onAttemptEnded(Response response, Throwable failure, boolean beforeResponse, boolean reused) {
         if (result.isDone()) return;
@@ -64,7 +74,7 @@ final class Call {
         if (retryable && retry.allows(retries + 1, request.isIdempotent(), failure, status)) {
             retries++;
             LOG.debug("retry_scheduled", "request", request, "retry", retries, "status", status, "cause", failure);
-            loop.schedule(retry.delayNanos(retries), TimeUnit.NANOSECONDS, () -> new Attempt().start());
+            home.waitForRetry(this, retry.delayNanos(retries));
             return;
         }
         if (response != null && followsRedirect(response)) return;

@@ -2,10 +2,12 @@ package keel.http.client;
 
 import keel.core.buffer.BufferPool;
 import keel.core.loop.EventLoop;
+import keel.core.loop.Timer;
 import keel.http.codec.Http1ResponseParser;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /** What a client keeps on one event loop: a pool per host and a buffer pool. Confined to the loop. */
 final class LoopPools {
@@ -18,6 +20,8 @@ final class LoopPools {
     private final BufferPool buffers = new BufferPool(BUFFER_SIZE, MAX_POOLED_BUFFERS);
     private final Http1ResponseParser.Limits parserLimits;
     private final Map<String, HostPool> pools = new HashMap<>();
+    /** Calls waiting out a retry delay, failed at once if the client closes meanwhile. */
+    private final Map<Call, Timer> retrying = new HashMap<>();
     private boolean closed;
 
     LoopPools(EventLoop loop, ClientOptions options, Resolver resolver) {
@@ -40,9 +44,26 @@ final class LoopPools {
         buffers.prefill(count);
     }
 
+    /** Runs {@code call}'s next attempt after {@code delayNanos}, on this loop's timers. */
+    void waitForRetry(Call call, long delayNanos) {
+        if (closed) {
+            call.abandon(new HttpClientException("client closed"));
+            return;
+        }
+        retrying.put(call, loop.schedule(delayNanos, TimeUnit.NANOSECONDS, () -> {
+            retrying.remove(call);
+            call.retryNow();
+        }));
+    }
+
     void close() {
         closed = true;
         pools.values().forEach(HostPool::close);
+        retrying.forEach((call, timer) -> {
+            timer.cancel();
+            call.abandon(new HttpClientException("client closed"));
+        });
+        retrying.clear();
     }
 
     /** Open connections of every host on this loop. */

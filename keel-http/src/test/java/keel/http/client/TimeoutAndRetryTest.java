@@ -143,6 +143,21 @@ class TimeoutAndRetryTest {
     }
 
     @Test
+    void closingTheClientFailsACallWaitingToRetry() throws Exception {
+        List<Long> arrivals = new CopyOnWriteArrayList<>();
+        try (TestServer server = TestServer.start(flaky(10, arrivals))) {
+            HttpClient client = client(ClientOptions.builder().retry(RetryPolicy.fixed(1, Duration.ofSeconds(30))));
+            CompletableFuture<Response> call = client.sendAsync(ClientRequest.get(server.uri("/flaky").toString())).toCompletableFuture();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (arrivals.isEmpty() && System.nanoTime() < deadline) Thread.sleep(5);
+            Thread.sleep(100); // the 503 arrived; the call now waits 30 s to retry
+            client.close();
+            assertThatThrownBy(() -> call.get(2, TimeUnit.SECONDS)).hasMessageContaining("client closed");
+            assertThat(arrivals).hasSize(1);
+        }
+    }
+
+    @Test
     void retriesAConnectionFailureWithExponentialBackoff() throws Exception {
         int closedPort;
         try (ServerSocket probe = new ServerSocket(0)) {
