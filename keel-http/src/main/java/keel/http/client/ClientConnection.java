@@ -152,6 +152,11 @@ final class ClientConnection implements IoHandler {
             close();
             return;
         }
+        parseBuffered();
+    }
+
+    /** Parses what the read buffer holds, then keeps what is left for the next read (or frees the buffer). */
+    private void parseBuffered() {
         in.flip();
         try {
             processInput();
@@ -224,17 +229,7 @@ final class ClientConnection implements IoHandler {
     void resumeReading() {
         if (!readPaused || state != State.BUSY) return;
         readPaused = false;
-        if (in != null) {
-            in.flip();
-            try {
-                processInput();
-            } finally {
-                if (in != null) {
-                    in.compact();
-                    if (in.position() == 0) releaseInput();
-                }
-            }
-        }
+        if (in != null) parseBuffered();
         updateInterest();
     }
 

@@ -25,7 +25,9 @@ public record ClientOptions(int loops, Duration connectTimeout, Duration respons
         positive("connect-timeout", connectTimeout);
         notNegative("response-timeout", responseTimeout);
         positive("request-timeout", requestTimeout);
-        if (maxResponseHeadSize < 256) throw new IllegalArgumentException("max-response-head-size must be >= 256");
+        if (maxResponseHeadSize < 256 || maxResponseHeadSize > 1 << 20) {
+            throw new IllegalArgumentException("max-response-head-size must be in 256..1MiB");
+        }
         if (maxResponseBodySize < 0 || maxResponseBodySize > Integer.MAX_VALUE - 16) {
             throw new IllegalArgumentException("max-response-body-size must be in 0..2GiB");
         }

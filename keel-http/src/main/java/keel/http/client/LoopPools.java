@@ -11,13 +11,12 @@ import java.util.concurrent.TimeUnit;
 
 /** What a client keeps on one event loop: a pool per host and a buffer pool. Confined to the loop. */
 final class LoopPools {
-    private static final int BUFFER_SIZE = 16 * 1024;
     private static final int MAX_POOLED_BUFFERS = 64;
 
     private final EventLoop loop;
     private final ClientOptions options;
     private final Resolver resolver;
-    private final BufferPool buffers = new BufferPool(BUFFER_SIZE, MAX_POOLED_BUFFERS);
+    private final BufferPool buffers;
     private final Http1ResponseParser.Limits parserLimits;
     private final Map<String, HostPool> pools = new HashMap<>();
     /** Calls waiting out a retry delay, failed at once if the client closes meanwhile. */
@@ -28,6 +27,8 @@ final class LoopPools {
         this.loop = loop;
         this.options = options;
         this.resolver = resolver;
+        // Twice the largest head, so a head over the limit always shows as one (a buffer the head fills would stall).
+        this.buffers = new BufferPool(Math.max(16 * 1024, 2 * options.maxResponseHeadSize()), MAX_POOLED_BUFFERS);
         this.parserLimits = new Http1ResponseParser.Limits(options.maxResponseHeadSize(), 100);
     }
 

@@ -92,15 +92,20 @@ class ConnectionPoolTest {
         }
     }
 
-    @Test
-    void pendingAcquiresOverTheBoundFailAtOnce() throws Exception {
-        CountDownLatch release = new CountDownLatch(1);
+    /** GET /hold answers once {@code release} opens, so its connection stays busy until then. */
+    private static Router holdingUntil(CountDownLatch release) {
         Router router = new Router();
         router.with(Execution.VIRTUAL_THREAD).get("/hold", request -> {
             release.await(10, TimeUnit.SECONDS);
             return Response.ok("held");
         });
-        try (TestServer server = TestServer.start(router);
+        return router;
+    }
+
+    @Test
+    void pendingAcquiresOverTheBoundFailAtOnce() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        try (TestServer server = TestServer.start(holdingUntil(release));
              HttpClient client = client(ClientOptions.builder().maxConnections(1).maxPendingAcquires(1))) {
             String uri = server.uri("/hold").toString();
             CompletableFuture<Response> first = client.sendAsync(ClientRequest.get(uri)).toCompletableFuture();
@@ -121,12 +126,7 @@ class ConnectionPoolTest {
     @Test
     void aRequestWaitingForAConnectionGivesUpAfterTheAcquireTimeout() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
-        Router router = new Router();
-        router.with(Execution.VIRTUAL_THREAD).get("/hold", request -> {
-            release.await(10, TimeUnit.SECONDS);
-            return Response.ok("held");
-        });
-        try (TestServer server = TestServer.start(router);
+        try (TestServer server = TestServer.start(holdingUntil(release));
              HttpClient client = client(ClientOptions.builder().maxConnections(1).acquireTimeout(Duration.ofMillis(200)))) {
             String uri = server.uri("/hold").toString();
             CompletableFuture<Response> first = client.sendAsync(ClientRequest.get(uri)).toCompletableFuture();
