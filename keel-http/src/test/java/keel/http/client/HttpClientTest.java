@@ -130,6 +130,17 @@ class HttpClientTest {
     }
 
     @Test
+    void aResponseHeadOverTheLimitFailsTheCall() throws Exception {
+        String huge = "x".repeat(40_000);
+        try (ScriptedServer upstream = new ScriptedServer((c, r, head) ->
+                new ScriptedServer.Respond("HTTP/1.1 200 OK\r\nX-Huge: " + huge + "\r\nContent-Length: 2\r\n\r\nok"));
+             HttpClient small = HttpClient.create(ClientOptions.builder().loops(1).maxResponseHeadSize(4096).build())) {
+            assertThatThrownBy(() -> small.send(ClientRequest.get(upstream.uri("/"))))
+                    .isInstanceOf(HttpClientException.class).hasMessageContaining("larger than 4096 bytes");
+        }
+    }
+
+    @Test
     void redirectsAreNotFollowedByDefault() throws Exception {
         try (TestServer server = TestServer.start(routes());
              HttpClient following = HttpClient.create(ClientOptions.builder().loops(1).maxRedirects(3).build())) {
