@@ -20,13 +20,13 @@ import java.util.concurrent.atomic.AtomicReference;
  * blocking transport has none); with warm-up on it opens its upstream connections before
  * {@link #start} returns.
  */
-public record LabApp(HttpServer server, HttpClient client) implements AutoCloseable {
+public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream) implements AutoCloseable {
 
     public static LabApp start(ServerOptions options, LabSettings lab) throws IOException, InterruptedException {
         AtomicReference<HttpServer> running = new AtomicReference<>();
         AtomicReference<FanOutRoutes.Scenarios> scenarios = new AtomicReference<>();
         Router router = BenchmarkRoutes.register(new Router());
-        MockUpstream.register(router, lab.upstreamDelay());
+        MockUpstream upstream = MockUpstream.register(router, lab.upstreamDelay());
         FanOutRoutes.register(router, scenarios::get);
         AdminRoutes.register(router, running::get);
         KeelMetrics metrics = new KeelMetrics();
@@ -35,16 +35,16 @@ public record LabApp(HttpServer server, HttpClient client) implements AutoClosea
         running.set(server);
         ClientOptions clientOptions = ClientOptions.builder().loops(options.pools().loops()).build();
         HttpClient client = server.loops().isEmpty() ? HttpClient.create(clientOptions) : HttpClient.create(clientOptions, server.loops());
-        String upstream = lab.upstreamUrl().isEmpty() ? "http://127.0.0.1:" + server.port() : lab.upstreamUrl();
-        if (options.warmup()) client.warmup(URI.create(upstream + "/upstream/refine-address"));
-        scenarios.set(FanOutRoutes.Scenarios.create(client, upstream));
-        return new LabApp(server, client);
+        String upstreamUrl = lab.upstreamUrl().isEmpty() ? "http://127.0.0.1:" + server.port() : lab.upstreamUrl();
+        if (options.warmup()) client.warmup(URI.create(upstreamUrl + "/upstream/refine-address"));
+        scenarios.set(FanOutRoutes.Scenarios.create(client, upstreamUrl));
+        return new LabApp(server, client, upstream);
     }
 
-    /** Stops the server gracefully, then the client. */
+    /** Closes the client (it may run on the server's loops), then stops the server gracefully. */
     @Override
     public void close() {
-        server.stop();
         client.close();
+        server.stop();
     }
 }

@@ -77,6 +77,14 @@ class FanOutScenarioTest {
             assertThat(batch.at("/failures/0/error").asText()).isEqualTo("upstream answered 503");
             // The async form completes its calls on the event loops: no thread beyond them.
             assertThat(batch.at("/threads/beyondLoops").asInt()).isZero();
+            assertThat(batch.at("/threads/handler").asText()).isEqualTo(switch (execution) {
+                case EVENT_LOOP -> "event-loop";
+                case WORKER_POOL -> "platform";
+                case VIRTUAL_THREAD -> "virtual";
+            });
+            // 50 calls and one retry of the refused address; never more than 10 at once.
+            assertThat(app.upstream().refineCalls()).isEqualTo(51);
+            assertThat(app.upstream().peakInFlight()).isEqualTo(10);
         }
     }
 
@@ -102,6 +110,7 @@ class FanOutScenarioTest {
             assertThat(batch.get("style").asText()).isEqualTo("blocking");
             assertThat(batch.get("failures")).hasSize(1);
             assertThat(batch.at("/threads/beyondLoops").asInt()).isEqualTo(50);
+            assertThat(app.upstream().peakInFlight()).isEqualTo(10);
             JsonNode status = JSON.readTree(get(app, "/devices/d-1/status?style=blocking").body());
             assertThat(status.at("/threads/beyondLoops").asInt()).isEqualTo(5);
         }

@@ -182,6 +182,11 @@ public final class EventLoop implements Executor {
         return selector.isOpen() ? selector.keys().size() : 0;
     }
 
+    /** True once the loop was asked to stop (or failed): it runs no new timers and refuses tasks. */
+    public boolean isStopping() {
+        return !running;
+    }
+
     /** Asks the loop to stop after its current turn; registered handlers get {@link IoHandler#onClosedByLoop}. */
     public void shutdown() {
         running = false;

@@ -33,13 +33,9 @@ final class BodyPublisher implements Flow.Publisher<byte[]>, Flow.Subscription {
 
     @Override
     public void subscribe(Flow.Subscriber<? super byte[]> candidate) {
-        onLoop(() -> {
+        boolean queued = onLoop(() -> {
             if (subscribed) {
-                candidate.onSubscribe(new Flow.Subscription() {
-                    public void request(long n) { }
-                    public void cancel() { }
-                });
-                candidate.onError(new IllegalStateException("a response body can be read once"));
+                refuse(candidate, new IllegalStateException("a response body can be read once"));
                 return;
             }
             subscribed = true;
@@ -47,6 +43,16 @@ final class BodyPublisher implements Flow.Publisher<byte[]>, Flow.Subscription {
             candidate.onSubscribe(this);
             drain();
         });
+        if (!queued) refuse(candidate, new HttpClientException("event loop " + loop.name() + " stopped"));
+    }
+
+    /** Reactive Streams §1.9: even a refused subscriber gets onSubscribe before onError. */
+    private static void refuse(Flow.Subscriber<? super byte[]> subscriber, Throwable why) {
+        subscriber.onSubscribe(new Flow.Subscription() {
+            public void request(long n) { }
+            public void cancel() { }
+        });
+        subscriber.onError(why);
     }
 
     @Override
@@ -98,9 +104,12 @@ final class BodyPublisher implements Flow.Publisher<byte[]>, Flow.Subscription {
         drain();
     }
 
-    /** A body nobody reads to its end leaves the connection unusable; once the body has ended it is back in the pool. */
+    /**
+     * A body nobody reads to its end leaves the connection unusable: it fails (closing it and ending the
+     * call's timers). Once the body has ended the connection is back in the pool and left alone.
+     */
     private void abandonConnection() {
-        if (!complete) connection.close();
+        if (!complete) connection.fail(new HttpClientException("response body cancelled by its subscriber"));
     }
 
     private void drain() {
@@ -120,15 +129,18 @@ final class BodyPublisher implements Flow.Publisher<byte[]>, Flow.Subscription {
         }
     }
 
-    private void onLoop(Runnable action) {
+    /** Runs {@code action} on the loop; false (and the socket closed) when the loop has stopped. */
+    private boolean onLoop(Runnable action) {
         if (loop.inEventLoop()) {
             action.run();
-            return;
+            return true;
         }
         try {
             loop.execute(action);
+            return true;
         } catch (RejectedExecutionException e) {
             connection.closeFromAnyThread();
+            return false;
         }
     }
 }

@@ -3,6 +3,7 @@ package keel.http.client;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.loop.Timer;
+import keel.http.Headers;
 import keel.http.Response;
 import keel.http.codec.ResponseEvent;
 
@@ -14,7 +15,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One {@link HttpClient} call on one event loop: its attempts, the retries between them (on the loop's
- * timers), redirects, and the result. Confined to the loop.
+ * timers), redirects, its deadline ({@code request-timeout}, for the whole call), and the result.
+ * Confined to the loop.
  *
  * <p>Two kinds of retry. A request that failed on a <em>reused</em> connection before any response byte
  * arrived met a connection the server had closed while it sat in the pool; an idempotent request is
@@ -32,6 +34,9 @@ final class Call {
     private final Duration timeout;
     private final CompletableFuture<Response> result;
     private ClientRequest request;
+    private Timer deadline;
+    private Attempt current;
+    private boolean timedOut;
     private int retries;
     private boolean staleRetried;
     private int redirects;
@@ -46,49 +51,83 @@ final class Call {
         this.timeout = request.timeout() != null ? request.timeout() : home.options().requestTimeout();
     }
 
+    /** Starts the call on its loop; whatever goes wrong here fails the call instead of the loop's task. */
     void start() {
-        new Attempt().start();
+        try {
+            deadline = loop.schedule(timeout.toNanos(), TimeUnit.NANOSECONDS, this::onDeadline);
+            attempt();
+        } catch (RuntimeException e) {
+            finish(null, e);
+        }
     }
 
     /** The retry's wait is over: try again. */
-    void retryNow() {
-        new Attempt().start();
+    void attempt() {
+        current = new Attempt();
+        current.start();
+    }
+
+    /** The call's whole time ran out: the attempt in progress ends, and so does a retry's wait. */
+    private void onDeadline() {
+        timedOut = true;
+        ClientTimeoutException failure = new ClientTimeoutException(ClientTimeoutException.Kind.REQUEST, timeout, request.toString());
+        if (current != null && !current.isDone()) current.onTimeout(failure);
+        else if (home.cancelRetry(this)) finish(null, failure);
     }
 
     /** The client closed while this call waited to retry. */
     void abandon(Throwable failure) {
-        result.completeExceptionally(failure);
+        finish(null, failure);
     }
 
     /** What one attempt ended with: a response (its body read, or streaming), or a failure. */
     private void onAttemptEnded(Response response, Throwable failure, boolean beforeResponse, boolean reused) {
         if (result.isDone()) return;
-        if (failure != null && reused && beforeResponse && isStaleConnection(failure) && request.isIdempotent() && !staleRetried) {
+        try {
+            decide(response, failure, beforeResponse, reused);
+        } catch (RuntimeException e) {
+            finish(null, e);
+        }
+    }
+
+    private void decide(Response response, Throwable failure, boolean beforeResponse, boolean reused) {
+        // A stopping loop runs no more timers or I/O: nothing can be tried again on it.
+        boolean canContinue = !timedOut && !loop.isStopping();
+        if (canContinue && failure != null && reused && beforeResponse && isStaleConnection(failure)
+                && request.isIdempotent() && !staleRetried) {
             staleRetried = true;
             LOG.debug("stale_connection_retried", "request", request, "cause", failure.getMessage());
-            new Attempt().start();
+            attempt();
             return;
         }
         int status = response == null ? 0 : response.status();
-        boolean retryable = !(streaming && response != null); // a streamed body already went to the caller
-        if (retryable && retry.allows(retries + 1, request.isIdempotent(), failure, status)) {
+        boolean streamedAlready = streaming && response != null; // its body already went to the caller
+        if (canContinue && !streamedAlready && retry.allows(retries + 1, request.isIdempotent(), failure, status)) {
             retries++;
             LOG.debug("retry_scheduled", "request", request, "retry", retries, "status", status, "cause", failure);
             home.waitForRetry(this, retry.delayNanos(retries));
             return;
         }
-        if (response != null && followsRedirect(response)) return;
+        if (canContinue && response != null && followsRedirect(response)) return;
+        finish(response, failure);
+    }
+
+    private void finish(Response response, Throwable failure) {
+        // A streamed body is still arriving: the deadline keeps bounding it until it ends.
+        if (deadline != null && !(streaming && response != null)) deadline.cancel();
         if (failure != null) result.completeExceptionally(failure);
         else result.complete(response);
     }
 
-    /** Timeouts and a full pool are answers in themselves; a closed or reset connection is what a stale one looks like. */
+    /** A closed or reset connection is what a stale pooled one looks like; a timeout or an invalid answer is not. */
     private static boolean isStaleConnection(Throwable failure) {
-        return failure instanceof java.io.IOException && !(failure instanceof ClientTimeoutException)
-                && !(failure instanceof PoolFullException);
+        return failure instanceof ConnectionFailedException;
     }
 
-    /** RFC 9110 §15.4: follows 301, 302, 303, 307 and 308 for GET and HEAD, up to {@code max-redirects}. */
+    /**
+     * RFC 9110 §15.4: follows 301, 302, 303, 307 and 308 for GET and HEAD, up to {@code max-redirects}.
+     * A {@code Location} that is not a valid http URI is not followed: the caller gets the 3xx.
+     */
     private boolean followsRedirect(Response response) {
         int status = response.status();
         boolean redirect = status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
@@ -97,22 +136,38 @@ final class Call {
                 || !(request.method().equals("GET") || request.method().equals("HEAD"))) {
             return false;
         }
-        URI next = request.uri().resolve(location);
-        if (!"http".equalsIgnoreCase(next.getScheme())) return false;
+        URI next;
+        try {
+            next = request.uri().resolve(location);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+        if (!"http".equalsIgnoreCase(next.getScheme()) || next.getHost() == null) return false;
         redirects++;
-        request = new ClientRequest(request.method(), next, request.headers(), request.body(), request.timeout(),
-                request.retry(), request.idempotent());
-        new Attempt().start();
+        Headers headers = next.getHost().equalsIgnoreCase(request.uri().getHost()) ? request.headers()
+                : withoutCredentials(request.headers());
+        request = new ClientRequest(request.method(), next, headers, request.body(), request.timeout(), request.retry(),
+                request.idempotent());
+        attempt();
         return true;
     }
 
+    /** Credentials meant for one host are not sent to the host a redirect points at. */
+    private static Headers withoutCredentials(Headers headers) {
+        Headers kept = Headers.empty();
+        for (int i = 0; i < headers.size(); i++) {
+            String name = headers.name(i);
+            if (!name.equalsIgnoreCase("authorization") && !name.equalsIgnoreCase("cookie")) kept = kept.plus(name, headers.value(i));
+        }
+        return kept;
+    }
+
     /**
-     * One try: a connection from the pool, the request written, the response read. Its timers (the
-     * whole attempt, and the wait for the first response byte) run on the loop.
+     * One try: a connection from the pool, the request written, the response read, with a timer for
+     * the response's first byte.
      */
     final class Attempt {
         private final HostPool pool = home.pool(request.uri().getHost(), request.port());
-        private Timer deadline;
         private Timer responseTimer;
         private ClientConnection connection;
         private boolean reused;
@@ -123,8 +178,6 @@ final class Call {
         private BodyPublisher publisher;
 
         void start() {
-            deadline = loop.schedule(timeout.toNanos(), TimeUnit.NANOSECONDS,
-                    () -> onTimeout(ClientTimeoutException.Kind.REQUEST, timeout));
             pool.acquire(this);
         }
 
@@ -160,17 +213,20 @@ final class Call {
 
         void onRequestWritten() {
             Duration responseTimeout = home.options().responseTimeout();
-            if (responseTimer != null || head != null || responseTimeout.isZero()) return;
+            if (responseTimer != null || head != null || ended || responseTimeout.isZero()) return;
             responseTimer = loop.schedule(responseTimeout.toNanos(), TimeUnit.NANOSECONDS,
-                    () -> onTimeout(ClientTimeoutException.Kind.RESPONSE, responseTimeout));
+                    () -> onTimeout(new ClientTimeoutException(ClientTimeoutException.Kind.RESPONSE, responseTimeout, request.toString())));
         }
 
         void onHead(ResponseEvent.Head head, ClientConnection connection) {
             this.head = head;
             if (responseTimer != null) responseTimer.cancel();
-            if (streaming) {
+            if (head.status() == 101) {
+                // The client never asks to switch protocols: what follows is not HTTP.
+                connection.fail(new HttpClientException("unexpected 101 Switching Protocols from " + pool.name()));
+            } else if (streaming) {
                 publisher = new BodyPublisher(connection);
-                deliver(Response.of(head.status(), head.headers(), publisher), null, false);
+                onAttemptEnded(Response.of(head.status(), head.headers(), publisher), null, false, reused);
             } else if (head.bodyLength() > home.options().maxResponseBodySize()) {
                 connection.fail(tooLarge());
             } else {
@@ -197,8 +253,7 @@ final class Call {
         void onEnd() {
             if (publisher != null) {
                 publisher.complete();
-                stopTimers();
-                ended = true;
+                end(null, null, false);
                 return;
             }
             byte[] bytes = bodyLength == body.length ? body : Arrays.copyOf(body, bodyLength);
@@ -208,15 +263,14 @@ final class Call {
         void onFailed(Throwable failure, boolean beforeResponse) {
             if (publisher != null) {
                 publisher.fail(failure);
-                stopTimers();
-                ended = true;
+                end(null, null, false);
                 return;
             }
             end(null, failure, beforeResponse);
         }
 
-        private void onTimeout(ClientTimeoutException.Kind kind, Duration after) {
-            ClientTimeoutException failure = new ClientTimeoutException(kind, after, request.toString());
+        /** A timeout ends the attempt: its connection closes, so a late answer cannot reach another call. */
+        void onTimeout(ClientTimeoutException failure) {
             if (connection != null) {
                 connection.fail(failure); // reports back through onFailed
             } else {
@@ -230,21 +284,19 @@ final class Call {
                     + " bytes (max-response-body-size): " + request);
         }
 
-        /** A streamed response is handed over at its head; the attempt lives on until its body ends. */
-        private void deliver(Response response, Throwable failure, boolean beforeResponse) {
-            onAttemptEnded(response, failure, beforeResponse, reused);
-        }
-
+        /**
+         * Ends the attempt once. A streamed response was handed over at its head, so its end only
+         * stops the timer; otherwise the call decides what comes next.
+         */
         private void end(Response response, Throwable failure, boolean beforeResponse) {
             if (ended) return;
             ended = true;
-            stopTimers();
-            deliver(response, failure, beforeResponse);
-        }
-
-        private void stopTimers() {
-            if (deadline != null) deadline.cancel();
             if (responseTimer != null) responseTimer.cancel();
+            if (publisher != null) {
+                if (deadline != null) deadline.cancel();
+                return;
+            }
+            onAttemptEnded(response, failure, beforeResponse, reused);
         }
     }
 }

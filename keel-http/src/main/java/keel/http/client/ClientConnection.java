@@ -20,11 +20,11 @@ import java.util.concurrent.TimeUnit;
  * One TCP connection to a host, owned by one event loop for life (every method runs on that loop).
  *
  * <pre>
- *   CONNECTING ──connected──► BUSY ──response end, keep-alive──► IDLE (in the pool)
- *       │                      ▲  │                                │
- *       │                      │  └──failure, close, no keep-alive─┼──► CLOSED
- *       │                      └───────────acquired────────────────┘
- *       └──refused, timeout──────────────────────────────────────────► CLOSED
+ *   CONNECTING ──connected──► IDLE ──exchange──► BUSY ──response ended, keep-alive, nothing left over──┐
+ *       │                      ▲                   │                                                   │
+ *       │                      └───────────────────┼───────────────── back to the pool ◄───────────────┘
+ *       │                                          │ failure, timeout, no keep-alive, bytes left over
+ *       └──refused, timeout────────────────────────┴──────────────────────────────────────────► CLOSED
  * </pre>
  *
  * While idle it keeps reading: a server that closes an idle connection (its keep-alive timeout) is
@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
 final class ClientConnection implements IoHandler {
     private static final Log LOG = Log.of(ClientConnection.class);
 
-    private enum State { CONNECTING, BUSY, IDLE, CLOSED }
+    private enum State { CONNECTING, IDLE, BUSY, CLOSED }
 
     private final HostPool pool;
     private final EventLoop loop;
@@ -46,6 +46,7 @@ final class ClientConnection implements IoHandler {
     private State state = State.CONNECTING;
     private Timer connectTimer;
     private Call.Attempt exchange;
+    private int exchanges;
     private long idleSince;
     private int interest;
     /** True while a streamed body's subscriber wants no more bytes: reading pauses. */
@@ -58,6 +59,17 @@ final class ClientConnection implements IoHandler {
         this.parser = new Http1ResponseParser(pool.parserLimits());
         this.out = new WriteQueue(pool.buffers());
         this.createdAt = loop.nanoTime();
+    }
+
+    /** The one place the state changes; each state has the predecessors the diagram allows. */
+    private void moveTo(State next) {
+        assert switch (next) {
+            case CONNECTING -> false;
+            case IDLE -> state == State.CONNECTING || state == State.BUSY;
+            case BUSY -> state == State.IDLE;
+            case CLOSED -> true;
+        } : state + " -> " + next;
+        state = next;
     }
 
     /** Starts connecting; {@code attempt} gets the connection, or the failure. */
@@ -79,7 +91,7 @@ final class ClientConnection implements IoHandler {
 
     private void finishConnect() {
         try {
-            channel.finishConnect();
+            if (!channel.finishConnect()) return;
         } catch (IOException e) {
             fail(connectFailure(e));
             return;
@@ -87,20 +99,30 @@ final class ClientConnection implements IoHandler {
         onConnected();
     }
 
-    private HttpClientException connectFailure(Exception cause) {
-        return new HttpClientException("cannot connect to " + pool.name() + ": " + cause.getMessage(), cause);
+    private ConnectionFailedException connectFailure(Exception cause) {
+        return new ConnectionFailedException("cannot connect to " + pool.name() + ": " + cause.getMessage(), cause);
     }
 
-    /** Sends {@code attempt}'s request on this (connected, idle or fresh) connection. */
+    private void onConnected() {
+        connectTimer.cancel();
+        Call.Attempt attempt = exchange;
+        exchange = null;
+        moveTo(State.IDLE);
+        idleSince = loop.nanoTime();
+        setInterest(SelectionKey.OP_READ);
+        pool.onConnected(this, attempt);
+    }
+
+    /** Sends {@code attempt}'s request on this idle connection. */
     void exchange(Call.Attempt attempt) {
-        assert state != State.CLOSED && state != State.CONNECTING;
-        state = State.BUSY;
+        moveTo(State.BUSY);
         exchange = attempt;
+        exchanges++;
         parser.expect(attempt.isHead());
-        RequestEncoder.encode(attempt.request(), out);
         try {
+            RequestEncoder.encode(attempt.request(), out);
             flush();
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             fail(e);
             return;
         }
@@ -127,16 +149,7 @@ final class ClientConnection implements IoHandler {
 
     @Override
     public void onClosedByLoop() {
-        fail(new HttpClientException("event loop stopped"));
-    }
-
-    private void onConnected() {
-        connectTimer.cancel();
-        Call.Attempt attempt = exchange;
-        exchange = null;
-        state = State.IDLE;
-        setInterest(SelectionKey.OP_READ);
-        pool.onConnected(this, attempt);
+        fail(new HttpClientException("event loop " + loop.name() + " stopped"));
     }
 
     private void onReadable() throws IOException {
@@ -182,16 +195,19 @@ final class ClientConnection implements IoHandler {
                 case ResponseEvent.Failed failed -> fail(new HttpClientException("invalid response from " + pool.name() + ": " + failed.reason()));
             }
         }
-        // Bytes after a complete response that nobody asked for would be read as the next answer.
-        if (state == State.IDLE && in.hasRemaining()) close();
     }
 
-    /** The response is complete: the connection goes back to the pool first, so a follow-up call can reuse it. */
+    /**
+     * The response is complete. The connection goes back to the pool first, so a follow-up call can
+     * reuse it, but only if nothing is left over: bytes after the response would be read as the next
+     * call's answer, and request bytes still unsent would delay it.
+     */
     private void onEnd() {
         Call.Attempt attempt = exchange;
         exchange = null;
-        if (attempt.keepAlive() && !pool.isClosed()) {
-            state = State.IDLE;
+        boolean clean = (in == null || !in.hasRemaining()) && out.isEmpty();
+        if (attempt.keepAlive() && clean && !pool.isClosed()) {
+            moveTo(State.IDLE);
             idleSince = loop.nanoTime();
             pool.release(this);
         } else {
@@ -201,20 +217,20 @@ final class ClientConnection implements IoHandler {
     }
 
     private void onEndOfInput() {
-        if (state == State.BUSY) {
-            ResponseEvent event = parser.endOfInput();
-            if (event instanceof ResponseEvent.End) {
-                Call.Attempt attempt = exchange;
-                exchange = null;
-                close();
-                attempt.onEnd();
-                return;
-            }
-            String reason = event instanceof ResponseEvent.Failed failed ? failed.reason() : "connection closed";
-            fail(new HttpClientException(reason + " (" + pool.name() + ")"));
+        if (state != State.BUSY) {
+            close();
             return;
         }
-        close();
+        ResponseEvent event = parser.endOfInput();
+        if (event instanceof ResponseEvent.End) {
+            Call.Attempt attempt = exchange;
+            exchange = null;
+            close();
+            attempt.onEnd();
+            return;
+        }
+        String reason = event instanceof ResponseEvent.Failed failed ? failed.reason() : "connection closed";
+        fail(new ConnectionFailedException(reason + " (" + pool.name() + ")", null));
     }
 
     // ---- flow control for streamed bodies ---------------------------------------------------------
@@ -241,8 +257,7 @@ final class ClientConnection implements IoHandler {
      */
     boolean isReusable(long now) {
         if (state != State.IDLE || !channel.isOpen() || isExpired(now)) return false;
-        var maxIdle = pool.options().pool().maxIdleTime().toNanos();
-        if (now - idleSince >= maxIdle) return false;
+        if (now - idleSince >= pool.options().pool().maxIdleTime().toNanos()) return false;
         ByteBuffer probe = pool.buffers().acquire();
         try {
             return channel.read(probe) == 0;
@@ -262,6 +277,11 @@ final class ClientConnection implements IoHandler {
         return state == State.IDLE && now - idleSince >= nanos;
     }
 
+    /** True once the connection carried a request: only then can the server have closed it under a new one. */
+    boolean hasCarriedRequests() {
+        return exchanges > 0;
+    }
+
     // ---- writing and closing ---------------------------------------------------------------------
 
     private void flush() throws IOException {
@@ -275,14 +295,17 @@ final class ClientConnection implements IoHandler {
         boolean beforeResponse = parser.isBeforeResponse();
         exchange = null;
         close();
-        if (attempt != null) attempt.onFailed(failure, beforeResponse);
+        if (attempt == null) return;
+        Throwable reported = failure instanceof IOException && !(failure instanceof HttpClientException)
+                ? new ConnectionFailedException(failure.getMessage() + " (" + pool.name() + ")", failure) : failure;
+        attempt.onFailed(reported, beforeResponse);
     }
 
     /** Closes at once: a client connection has nothing to drain (a response in progress is abandoned). */
     void close() {
         if (state == State.CLOSED) return;
         boolean wasConnecting = state == State.CONNECTING;
-        state = State.CLOSED;
+        moveTo(State.CLOSED);
         if (connectTimer != null) connectTimer.cancel();
         if (key != null) key.cancel();
         try {
@@ -293,6 +316,15 @@ final class ClientConnection implements IoHandler {
         out.clear();
         releaseInput();
         pool.onClosed(this, wasConnecting);
+    }
+
+    /** For a task that could not reach the loop (it stopped): the socket closes, the loop's shutdown does the rest. */
+    void closeFromAnyThread() {
+        try {
+            channel.close();
+        } catch (IOException e) {
+            LOG.debug("close_failed", "host", pool.name(), "cause", e);
+        }
     }
 
     private void releaseInput() {
@@ -315,21 +347,8 @@ final class ClientConnection implements IoHandler {
         }
     }
 
-    /** For a task that could not reach the loop (it stopped): the socket closes, the loop's shutdown does the rest. */
-    void closeFromAnyThread() {
-        try {
-            channel.close();
-        } catch (IOException e) {
-            LOG.debug("close_failed", "host", pool.name(), "cause", e);
-        }
-    }
-
     EventLoop loop() {
         return loop;
-    }
-
-    boolean isBusy() {
-        return state == State.BUSY;
     }
 
     @Override

@@ -9,7 +9,7 @@ import java.util.Objects;
  * @param loops               event loops of a client that owns its loops (a client given loops uses those)
  * @param connectTimeout      TCP connect, per connection attempt
  * @param responseTimeout     from the request's last byte written to the response's first byte; zero: none
- * @param requestTimeout      one attempt, from asking the pool for a connection to the response's last byte
+ * @param requestTimeout      the whole call, retries and their waits included, to the response's last byte
  * @param maxResponseHeadSize status line plus header fields of a response, in bytes
  * @param maxResponseBodySize a response body read whole ({@link HttpClient#sendAsync}); larger fails the call
  * @param maxRedirects        redirects followed for GET and HEAD; 0 (the default) follows none

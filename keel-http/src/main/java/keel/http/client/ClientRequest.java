@@ -10,8 +10,9 @@ import java.util.Objects;
 
 /**
  * A request for {@link HttpClient}, as an immutable value: {@code ClientRequest.post(uri, json).header(..)}.
- * The client writes {@code Host}, {@code Content-Length} and {@code Connection} itself. Only
- * {@code http} URIs are supported.
+ * The client writes {@code Host} and {@code Content-Length} itself and drops {@code Connection} and
+ * {@code Transfer-Encoding} fields. The method and every field are checked, so no value can forge
+ * fields or requests. Only {@code http} URIs are supported.
  *
  * @param timeout    this request's {@code request-timeout}, or null for the client's
  * @param retry      this request's retry policy, or null for the client's
@@ -26,14 +27,18 @@ public record ClientRequest(String method, URI uri, Headers headers, byte[] body
         Objects.requireNonNull(uri, "uri");
         Objects.requireNonNull(headers, "headers");
         Objects.requireNonNull(body, "body");
+        Headers.checkName(method);
+        for (int i = 0; i < headers.size(); i++) {
+            Headers.checkName(headers.name(i));
+            Headers.checkValue(headers.value(i));
+        }
         if (!"http".equalsIgnoreCase(uri.getScheme())) throw new IllegalArgumentException("only http URIs are supported: " + uri);
         if (uri.getHost() == null) throw new IllegalArgumentException("no host in " + uri);
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) throw new IllegalArgumentException("timeout must be > 0");
     }
 
     public static ClientRequest of(String method, String uri) {
-        return new ClientRequest(Headers.checkName(method.toUpperCase(Locale.ROOT)), URI.create(uri), Headers.empty(), NO_BODY,
-                null, null, null);
+        return new ClientRequest(method.toUpperCase(Locale.ROOT), URI.create(uri), Headers.empty(), NO_BODY, null, null, null);
     }
 
     public static ClientRequest get(String uri) {
@@ -47,8 +52,7 @@ public record ClientRequest(String method, URI uri, Headers headers, byte[] body
 
     /** A copy with one more header field; a name or value that could forge fields is refused. */
     public ClientRequest header(String name, String value) {
-        return new ClientRequest(method, uri, headers.plus(Headers.checkName(name), Headers.checkValue(value)), body, timeout,
-                retry, idempotent);
+        return new ClientRequest(method, uri, headers.plus(name, value), body, timeout, retry, idempotent);
     }
 
     public ClientRequest body(String contentType, byte[] bytes) {
@@ -80,10 +84,11 @@ public record ClientRequest(String method, URI uri, Headers headers, byte[] body
         return uri.getPort() < 0 ? 80 : uri.getPort();
     }
 
-    /** The origin-form target: path and query. */
+    /** The origin-form target: path and query, with any non-ASCII character percent-encoded (RFC 3986). */
     String target() {
-        String path = uri.getRawPath();
-        String query = uri.getRawQuery();
+        URI ascii = URI.create(uri.toASCIIString());
+        String path = ascii.getRawPath();
+        String query = ascii.getRawQuery();
         String target = path == null || path.isEmpty() ? "/" : path;
         return query == null ? target : target + "?" + query;
     }

@@ -47,7 +47,7 @@ final class HostPool {
         this.home = home;
         this.host = host;
         this.port = port;
-        this.name = host + ":" + port;
+        this.name = name(host, port);
         this.limits = home.options().pool();
     }
 
@@ -61,7 +61,7 @@ final class HostPool {
         ClientConnection connection;
         while ((connection = takeIdle()) != null) {
             if (connection.isReusable(now)) {
-                attempt.onConnection(connection, true);
+                attempt.onConnection(connection, connection.hasCarriedRequests());
                 return;
             }
             connection.close();
@@ -131,7 +131,7 @@ final class HostPool {
         while ((waiter = waiting.pollFirst()) != null) {
             waiter.timer.cancel();
             if (!waiter.attempt.isDone()) {
-                waiter.attempt.onConnection(connection, true);
+                waiter.attempt.onConnection(connection, connection.hasCarriedRequests());
                 return;
             }
         }
@@ -145,6 +145,7 @@ final class HostPool {
         idle.remove(connection);
         LOG.debug("client_connection_closed", "host", name, "open", open, "connecting", wasConnecting);
         serveWaiters();
+        if (open == 0 && waiting.isEmpty()) home.remove(this); // a host called once does not stay forever
     }
 
     private void serveWaiters() {
@@ -205,6 +206,10 @@ final class HostPool {
 
     String name() {
         return name;
+    }
+
+    static String name(String host, int port) {
+        return host + ":" + port;
     }
 
     EventLoop loop() {

@@ -8,6 +8,11 @@ import keel.http.server.Warmup;
 
 import java.io.IOException;
 import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Set;
+import java.util.function.Consumer;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +23,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -154,42 +160,54 @@ public final class HttpClient implements AutoCloseable {
      * request from each loop). Blocks; call it at start-up, not on an event loop.
      */
     public Warmup.Report warmup(URI... upstreams) throws IOException, InterruptedException {
-        if (EventLoop.current() != null) throw new IllegalStateException("warmup blocks: call it at start-up, not on an event loop");
+        refuseOnEventLoop("warmup");
         long start = System.nanoTime();
         onEveryLoop(pools -> pools.prefillBuffers(16));
-        Warmup.Report report = new Warmup.Report(0, 0, java.time.Duration.ZERO);
+        Warmup.Report report = new Warmup.Report(0, 0, Duration.ZERO);
         if (!Warmup.ran()) {
             ServerOptions server = ServerOptions.builder().host("127.0.0.1").port(0).loops(1).build();
             report = Warmup.run(server, this, Warmup.DEFAULT_REQUESTS, Warmup.DEFAULT_BUDGET);
         }
-        int upstreamFailures = 0;
-        for (URI upstream : upstreams) {
-            resolver.resolveNow(upstream.getHost());
-            // One HEAD per loop, sent from the loop itself: each loop's pool keeps one open connection.
-            List<CompletableFuture<Response>> heads = new java.util.ArrayList<>();
-            for (EventLoop loop : loops) {
-                CompletableFuture<Response> head = new CompletableFuture<>();
-                loop.execute(() -> sendAsync(ClientRequest.of("HEAD", upstream.toString())).whenComplete((response, failure) -> {
-                    if (failure != null) head.completeExceptionally(failure);
-                    else head.complete(response);
-                }));
-                heads.add(head);
-            }
-            for (CompletableFuture<Response> head : heads) {
-                try {
-                    head.get(options.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
-                } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-                    upstreamFailures++;
-                }
+        int failures = report.failures();
+        for (URI upstream : upstreams) failures += warmUpstream(upstream);
+        return new Warmup.Report(report.requests() + loops.size() * upstreams.length, failures,
+                Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    /** Resolves {@code upstream}, and sends it one HEAD from each loop: each loop's pool keeps one open connection. */
+    private int warmUpstream(URI upstream) throws IOException, InterruptedException {
+        resolver.resolveNow(upstream.getHost());
+        List<CompletableFuture<Response>> heads = new ArrayList<>();
+        for (EventLoop loop : loops) {
+            CompletableFuture<Response> head = new CompletableFuture<>();
+            loop.execute(() -> sendAsync(ClientRequest.of("HEAD", upstream.toString())).whenComplete((response, failure) -> {
+                if (failure != null) head.completeExceptionally(failure);
+                else head.complete(response);
+            }));
+            heads.add(head);
+        }
+        int failures = 0;
+        for (CompletableFuture<Response> head : heads) {
+            try {
+                head.get(options.requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException e) {
+                failures++;
             }
         }
-        return new Warmup.Report(report.requests() + loops.size() * upstreams.length, report.failures() + upstreamFailures,
-                java.time.Duration.ofNanos(System.nanoTime() - start));
+        return failures;
+    }
+
+    private static void refuseOnEventLoop(String what) {
+        EventLoop current = EventLoop.current();
+        if (current != null) {
+            throw new IllegalStateException("HttpClient." + what + " waits for the event loops and was called on '"
+                    + current.name() + "': call it from another thread");
+        }
     }
 
     /** Runs {@code action} on each of the client's loops, and on every other loop it made calls on; waits for them. */
-    private void onEveryLoop(java.util.function.Consumer<LoopPools> action) throws InterruptedException {
-        java.util.Set<EventLoop> every = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    private void onEveryLoop(Consumer<LoopPools> action) throws InterruptedException {
+        Set<EventLoop> every = Collections.newSetFromMap(new IdentityHashMap<>());
         every.addAll(loops);
         every.addAll(pools.keySet());
         every.removeIf(loop -> !loop.thread().isAlive());
@@ -207,11 +225,12 @@ public final class HttpClient implements AutoCloseable {
                 done.countDown(); // stopping: its connections close with it
             }
         }
-        done.await(5, TimeUnit.SECONDS);
+        if (!done.await(5, TimeUnit.SECONDS)) throw new IllegalStateException("an event loop did not answer within 5 s");
     }
 
-    /** Connections open on every loop and host (for tests and gauges; waits for each loop to answer). */
+    /** Connections open on every loop and host (for tests and gauges; waits for each loop to answer, so not on a loop). */
     public int openConnections() throws InterruptedException {
+        refuseOnEventLoop("openConnections");
         AtomicInteger count = new AtomicInteger();
         onEveryLoop(pools -> count.addAndGet(pools.openConnections()));
         return count.get();
@@ -219,6 +238,7 @@ public final class HttpClient implements AutoCloseable {
 
     /** Idle pooled connections on every loop and host. */
     public int idleConnections() throws InterruptedException {
+        refuseOnEventLoop("idleConnections");
         AtomicInteger count = new AtomicInteger();
         onEveryLoop(pools -> count.addAndGet(pools.idleConnections()));
         return count.get();
@@ -240,12 +260,15 @@ public final class HttpClient implements AutoCloseable {
                 // the loop already stopped, and closed its connections as it did
             }
         });
-        if (ownLoops != null) {
-            try {
-                ownLoops.shutdown(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        if (ownLoops == null) return;
+        if (EventLoop.current() != null) {
+            ownLoops.loops().forEach(EventLoop::shutdown); // a loop cannot wait for itself to stop
+            return;
+        }
+        try {
+            ownLoops.shutdown(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 }

@@ -6,6 +6,7 @@ import keel.core.loop.Timer;
 import keel.http.codec.Http1ResponseParser;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -33,7 +34,7 @@ final class LoopPools {
     }
 
     HostPool pool(String host, int port) {
-        return pools.computeIfAbsent(host + ":" + port, key -> {
+        return pools.computeIfAbsent(HostPool.name(host, port), key -> {
             HostPool pool = new HostPool(this, host, port);
             if (closed) pool.close();
             return pool;
@@ -45,6 +46,11 @@ final class LoopPools {
         buffers.prefill(count);
     }
 
+    /** Forgets a pool with no connection and no waiter; the next call to its host makes a new one. */
+    void remove(HostPool pool) {
+        pools.remove(pool.name(), pool);
+    }
+
     /** Runs {@code call}'s next attempt after {@code delayNanos}, on this loop's timers. */
     void waitForRetry(Call call, long delayNanos) {
         if (closed) {
@@ -53,13 +59,21 @@ final class LoopPools {
         }
         retrying.put(call, loop.schedule(delayNanos, TimeUnit.NANOSECONDS, () -> {
             retrying.remove(call);
-            call.retryNow();
+            call.attempt();
         }));
+    }
+
+    /** Stops {@code call}'s wait for a retry; false when it was not waiting. */
+    boolean cancelRetry(Call call) {
+        Timer timer = retrying.remove(call);
+        if (timer == null) return false;
+        timer.cancel();
+        return true;
     }
 
     void close() {
         closed = true;
-        pools.values().forEach(HostPool::close);
+        List.copyOf(pools.values()).forEach(HostPool::close);
         retrying.forEach((call, timer) -> {
             timer.cancel();
             call.abandon(new HttpClientException("client closed"));

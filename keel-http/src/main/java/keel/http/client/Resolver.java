@@ -1,20 +1,24 @@
 package keel.http.client;
 
+import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 
 /**
  * Name resolution that never blocks a loop. An IP literal needs no lookup; a name is looked up on a
  * virtual thread (the JDK resolver blocks), at most one lookup per name at a time, and the answer is
- * kept for {@link #TTL_NANOS}. The callback always runs on the caller's loop.
+ * kept for {@link #TTL_NANOS} (expired answers are dropped as new ones arrive). The callback always
+ * runs on the caller's loop.
  */
 final class Resolver {
+    private static final Log LOG = Log.of(Resolver.class);
     /** As long as the JDK's own positive cache ({@code networkaddress.cache.ttl}). */
     private static final long TTL_NANOS = TimeUnit.SECONDS.toNanos(30);
 
@@ -32,7 +36,13 @@ final class Resolver {
             then.accept(known, null);
             return;
         }
-        lookup(name).whenComplete((address, failure) -> loop.execute(() -> then.accept(address, failure)));
+        lookup(name).whenComplete((address, failure) -> {
+            try {
+                loop.execute(() -> then.accept(address, failure));
+            } catch (RejectedExecutionException e) {
+                LOG.debug("resolved_after_loop_stopped", "host", name, "loop", loop.name());
+            }
+        });
     }
 
     /** Resolves now, blocking the caller (warm-up, never on a loop). */
@@ -65,7 +75,9 @@ final class Resolver {
             Thread.ofVirtual().name("keel-resolve-" + key).start(() -> {
                 try {
                     InetAddress address = InetAddress.getByName(key);
-                    cache.put(key, new Entry(address, System.nanoTime() + TTL_NANOS));
+                    long now = System.nanoTime();
+                    cache.values().removeIf(entry -> entry.expiresAt() - now <= 0);
+                    cache.put(key, new Entry(address, now + TTL_NANOS));
                     result.complete(address);
                 } catch (UnknownHostException | RuntimeException e) {
                     result.completeExceptionally(e);

@@ -1,6 +1,5 @@
 package keel.http.client;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
@@ -10,9 +9,12 @@ import java.util.concurrent.ThreadLocalRandom;
  * When a failed call is tried again, and after how long. The wait runs on the call's event loop
  * timers, so a waiting retry holds no thread.
  *
- * <p>A call is retried when it failed with an {@link IOException} (refused or reset connection,
- * timeout) or answered 502, 503 or 504, and only for idempotent methods (RFC 9110 §9.2.2) unless
- * {@link #includingNonIdempotent()} or {@link ClientRequest#idempotent(boolean)} says otherwise.
+ * <p>A call is retried when its connection failed ({@link ConnectionFailedException}: refused,
+ * reset, closed early), when a connect or response timeout fired, or when it was answered 502, 503
+ * or 504; never for a full pool, an invalid or oversized response, or a closed client. Only
+ * idempotent methods (RFC 9110 §9.2.2) are retried unless {@link #includingNonIdempotent()} or
+ * {@link ClientRequest#idempotent(boolean)} says otherwise. The whole call, retries and waits
+ * included, stays within its {@code request-timeout}.
  *
  * @param maxRetries  tries after the first one
  * @param delay       wait before the first retry
@@ -66,8 +68,11 @@ public record RetryPolicy(int maxRetries, Duration delay, Duration maxDelay, dou
     /** Whether retry number {@code retry} (1 for the first) may follow this failure. */
     boolean allows(int retry, boolean idempotent, Throwable failure, int status) {
         if (retry > maxRetries || !(idempotent || nonIdempotent)) return false;
-        return failure != null ? failure instanceof IOException && !(failure instanceof PoolFullException)
-                : status == 502 || status == 503 || status == 504;
+        if (failure == null) return status == 502 || status == 503 || status == 504;
+        if (failure instanceof ClientTimeoutException timeout) {
+            return timeout.kind() == ClientTimeoutException.Kind.CONNECT || timeout.kind() == ClientTimeoutException.Kind.RESPONSE;
+        }
+        return failure instanceof ConnectionFailedException;
     }
 
     /** The wait before retry number {@code retry} (1 for the first), in nanoseconds. */

@@ -65,7 +65,7 @@ public final class Warmup {
                 });
             }
             window.tryAcquire(IN_FLIGHT, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            ran = true;
+            ran |= failed.get() == 0 && answered.get() > 0;
             return new Report(answered.get(), failed.get(), Duration.ofNanos(System.nanoTime() - start));
         } finally {
             server.stop(Duration.ofSeconds(1));

@@ -43,8 +43,46 @@ class ConnectionPoolTest {
             for (int round = 0; round < 5; round++) {
                 assertThat(client.send(ClientRequest.get(server.uri("/hello").toString())).status()).isEqualTo(200);
                 Thread.sleep(400); // the server closes the idle connection meanwhile
+                assertThat(server.server().openConnections()).as("the server closed it").isZero();
             }
-            assertThat(server.server().openConnections()).isLessThanOrEqualTo(1);
+        }
+    }
+
+    @Test
+    void eachRequestAfterAnIdleCloseGoesOutOnANewConnection() throws Exception {
+        try (ScriptedServer upstream = new ScriptedServer((connection, request, head) -> ScriptedServer.ok("c" + connection), 150);
+             HttpClient client = client(ClientOptions.builder())) {
+            for (int round = 0; round < 4; round++) {
+                assertThat(client.send(ClientRequest.get(upstream.uri("/"))).body()).asString().isEqualTo("c" + round);
+                Thread.sleep(400);
+            }
+            assertThat(upstream.connections()).isEqualTo(4);
+            assertThat(upstream.heads).as("no request was lost or sent twice").hasSize(4);
+        }
+    }
+
+    @Test
+    void aResponseTimeoutOnAReusedConnectionIsNotRetriedBehindTheUsersBack() throws Exception {
+        try (ScriptedServer upstream = new ScriptedServer((connection, request, head) ->
+                request == 1 ? new ScriptedServer.Hang() : ScriptedServer.ok("fine"));
+             HttpClient client = client(ClientOptions.builder().responseTimeout(Duration.ofMillis(200)))) {
+            client.send(ClientRequest.get(upstream.uri("/a")));
+            assertThatThrownBy(() -> client.send(ClientRequest.get(upstream.uri("/b"))))
+                    .isInstanceOf(ClientTimeoutException.class);
+            assertThat(upstream.heads).hasSize(2);
+        }
+    }
+
+    @Test
+    void aFailureAfterTheFirstResponseByteIsNotRetried() throws Exception {
+        try (ScriptedServer upstream = new ScriptedServer((connection, request, head) ->
+                request == 1 ? new ScriptedServer.Truncate("HTTP/1.1 200 OK\r\nContent-Le") : ScriptedServer.ok("fine"));
+             HttpClient client = client(ClientOptions.builder())) {
+            client.send(ClientRequest.get(upstream.uri("/a")));
+            // A part of the answer arrived: the server did see the request, so sending it again is not safe.
+            assertThatThrownBy(() -> client.send(ClientRequest.get(upstream.uri("/b"))))
+                    .isInstanceOf(ConnectionFailedException.class).hasMessageContaining("premature close");
+            assertThat(upstream.heads).hasSize(2);
         }
     }
 

@@ -154,25 +154,29 @@ class HttpClientTest {
     }
 
     @Test
-    void streamsABodyAsFastAsTheSubscriberAsks() throws Exception {
+    void streamsABodyNoFasterThanTheSubscriberAsks() throws Exception {
         try (TestServer server = TestServer.start(routes())) {
             Response response = client.streamAsync(ClientRequest.get(server.uri("/chunked").toString()))
                     .toCompletableFuture().get(5, TimeUnit.SECONDS);
             assertThat(response.isStreamed()).isTrue();
             ByteArrayOutputStream received = new ByteArrayOutputStream();
             CompletableFuture<Void> done = new CompletableFuture<>();
-            AtomicReference<Flow.Subscription> subscription = new AtomicReference<>();
-            List<Integer> sizesBeforeRequest = new ArrayList<>();
+            java.util.concurrent.atomic.AtomicLong outstanding = new java.util.concurrent.atomic.AtomicLong();
+            List<Long> demandAtEachItem = new java.util.concurrent.CopyOnWriteArrayList<>();
             response.stream().subscribe(new Flow.Subscriber<>() {
+                Flow.Subscription subscription;
+
                 public void onSubscribe(Flow.Subscription s) {
-                    subscription.set(s);
+                    subscription = s;
+                    outstanding.incrementAndGet();
                     s.request(1);
                 }
 
                 public void onNext(byte[] item) {
+                    demandAtEachItem.add(outstanding.getAndDecrement());
                     received.writeBytes(item);
-                    sizesBeforeRequest.add(received.size());
-                    subscription.get().request(1);
+                    outstanding.incrementAndGet();
+                    subscription.request(1);
                 }
 
                 public void onError(Throwable failure) {
@@ -185,7 +189,37 @@ class HttpClientTest {
             });
             done.get(10, TimeUnit.SECONDS);
             assertThat(received.size()).isEqualTo(40 * 7_000);
-            assertThat(sizesBeforeRequest).isSorted();
+            assertThat(demandAtEachItem).as("an item only ever arrives against an outstanding request").allMatch(demand -> demand >= 1);
+        }
+    }
+
+    @Test
+    void cancellingAStreamMidBodyClosesItsConnection() throws Exception {
+        try (TestServer server = TestServer.start(routes())) {
+            Response response = client.streamAsync(ClientRequest.get(server.uri("/chunked").toString()))
+                    .toCompletableFuture().get(5, TimeUnit.SECONDS);
+            CompletableFuture<Void> first = new CompletableFuture<>();
+            response.stream().subscribe(new Flow.Subscriber<>() {
+                public void onSubscribe(Flow.Subscription s) {
+                    s.request(1);
+                    first.thenRun(s::cancel);
+                }
+
+                public void onNext(byte[] item) {
+                    first.complete(null);
+                }
+
+                public void onError(Throwable failure) {
+                }
+
+                public void onComplete() {
+                }
+            });
+            first.get(5, TimeUnit.SECONDS);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (client.openConnections() > 0 && System.nanoTime() < deadline) Thread.sleep(10);
+            assertThat(client.openConnections()).isZero();
+            assertThat(client.send(ClientRequest.get(server.uri("/hello").toString())).status()).isEqualTo(200);
         }
     }
 
@@ -246,9 +280,63 @@ class HttpClientTest {
     }
 
     @Test
+    void bytesLeftOverAfterAResponseNeverBecomeTheNextAnswer() throws Exception {
+        try (ScriptedServer upstream = new ScriptedServer((c, r, head) -> new ScriptedServer.Respond(
+                "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" + "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nFORGED"));
+             HttpClient one = HttpClient.create(ClientOptions.builder().loops(1).build())) {
+            String answers = one.sendAsync(ClientRequest.get(upstream.uri("/first")))
+                    .thenCompose(first -> one.sendAsync(ClientRequest.get(upstream.uri("/second")))
+                            .thenApply(second -> new String(first.body()) + "," + new String(second.body())))
+                    .toCompletableFuture().get(5, TimeUnit.SECONDS);
+            assertThat(answers).isEqualTo("ok,ok");
+            assertThat(upstream.heads).hasSize(2);
+            assertThat(upstream.connections()).as("the polluted connection was not reused").isEqualTo(2);
+        }
+    }
+
+    @Test
+    void anUnaskedSwitchToAnotherProtocolFailsTheCallAtOnce() throws Exception {
+        try (ScriptedServer upstream = new ScriptedServer((c, r, head) -> new ScriptedServer.Respond(
+                "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n" + "x".repeat(100_000)))) {
+            assertThatThrownBy(() -> client.sendAsync(ClientRequest.get(upstream.uri("/"))).toCompletableFuture().get(2, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(HttpClientException.class).hasMessageContaining("unexpected 101");
+        }
+    }
+
+    @Test
+    void aRedirectToAnInvalidLocationIsReturnedAsItIs() throws Exception {
+        try (ScriptedServer upstream = new ScriptedServer((c, r, head) -> new ScriptedServer.Respond(
+                "HTTP/1.1 302 Found\r\nLocation: /a b\r\nContent-Length: 0\r\n\r\n"));
+             HttpClient following = HttpClient.create(ClientOptions.builder().loops(1).maxRedirects(3).build())) {
+            assertThat(following.send(ClientRequest.get(upstream.uri("/"))).status()).isEqualTo(302);
+        }
+    }
+
+    @Test
+    void aRedirectChainLongerThanTheLimitStopsAtTheLimit() throws Exception {
+        try (ScriptedServer upstream = new ScriptedServer((c, r, head) -> new ScriptedServer.Respond(
+                "HTTP/1.1 302 Found\r\nLocation: /again\r\nContent-Length: 0\r\n\r\n"));
+             HttpClient following = HttpClient.create(ClientOptions.builder().loops(1).maxRedirects(3).build())) {
+            assertThat(following.send(ClientRequest.get(upstream.uri("/"))).status()).isEqualTo(302);
+            assertThat(upstream.heads).hasSize(4);
+        }
+    }
+
+    @Test
+    void requestFieldsThatCouldForgeARequestAreRefused() {
+        assertThatThrownBy(() -> ClientRequest.get("http://127.0.0.1/").header("X-A", "1\r\nTransfer-Encoding: chunked"))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new ClientRequest("GET", java.net.URI.create("http://127.0.0.1/"),
+                keel.http.Headers.of("X-A", "1\r\nHost: evil"), new byte[0], null, null, null))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> ClientRequest.of("GET /x HTTP/1.1\r\n", "http://127.0.0.1/")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(ClientRequest.get("http://127.0.0.1/caf\u00e9?q=\u20ac").target()).isEqualTo("/caf%C3%A9?q=%E2%82%AC");
+    }
+
+    @Test
     void aFailedCallCarriesTheCause() {
         assertThatThrownBy(() -> client.send(ClientRequest.get("http://127.0.0.1:1/")))
-                .isInstanceOf(HttpClientException.class).hasMessageContaining("127.0.0.1:1");
+                .isInstanceOf(ConnectionFailedException.class).hasMessageContaining("cannot connect to 127.0.0.1:1");
     }
 
     @Test

@@ -39,6 +39,14 @@ final class ScriptedServer implements AutoCloseable {
     record Reset() implements Action {
     }
 
+    /** Writes these bytes (a part of an answer) and closes the connection. */
+    record Truncate(String raw) implements Action {
+    }
+
+    /** Answers nothing and keeps the connection open (until the client closes it). */
+    record Hang() implements Action {
+    }
+
     static Respond ok(String body) {
         return new Respond("HTTP/1.1 200 OK\r\nContent-Length: " + body.length() + "\r\n\r\n" + body);
     }
@@ -49,9 +57,17 @@ final class ScriptedServer implements AutoCloseable {
     private final List<Socket> open = new CopyOnWriteArrayList<>();
     final List<String> heads = new CopyOnWriteArrayList<>();
 
+    private final int idleTimeoutMillis;
+
     ScriptedServer(Script script) throws IOException {
+        this(script, 0);
+    }
+
+    /** @param idleTimeoutMillis close a connection idle this long between requests (0: never), as servers do */
+    ScriptedServer(Script script, int idleTimeoutMillis) throws IOException {
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         this.script = script;
+        this.idleTimeoutMillis = idleTimeoutMillis;
         Thread.ofPlatform().daemon().name("scripted-accept").start(this::acceptLoop);
     }
 
@@ -78,6 +94,7 @@ final class ScriptedServer implements AutoCloseable {
 
     private void serve(Socket socket, int connection) {
         try (socket) {
+            socket.setSoTimeout(idleTimeoutMillis);
             InputStream in = socket.getInputStream();
             OutputStream out = socket.getOutputStream();
             for (int request = 0; ; request++) {
@@ -98,10 +115,22 @@ final class ScriptedServer implements AutoCloseable {
                         socket.setSoLinger(true, 0);
                         return;
                     }
+                    case Truncate truncate -> {
+                        out.write(truncate.raw().getBytes(StandardCharsets.ISO_8859_1));
+                        out.flush();
+                        return;
+                    }
+                    case Hang hang -> {
+                        socket.setSoTimeout(0);
+                        while (in.read() >= 0) {
+                            // wait for the client to give up
+                        }
+                        return;
+                    }
                 }
             }
         } catch (IOException e) {
-            // the client went away: nothing to answer
+            // the client went away, or the connection was idle past the timeout: close it
         }
     }
 

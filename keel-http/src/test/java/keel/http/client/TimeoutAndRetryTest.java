@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -139,6 +140,38 @@ class TimeoutAndRetryTest {
             assertThat(arrivals).hasSize(2);
             retrying.send(ClientRequest.post(server.uri("/flaky").toString(), "{}").idempotent(true));
             assertThat(arrivals).hasSize(4);
+        }
+    }
+
+    @Test
+    void theRequestTimeoutBoundsRetriesAndTheirWaitsToo() throws Exception {
+        List<Long> arrivals = new CopyOnWriteArrayList<>();
+        try (TestServer server = TestServer.start(flaky(100, arrivals));
+             HttpClient client = client(ClientOptions.builder().retry(RetryPolicy.fixed(50, Duration.ofMillis(100))))) {
+            assertThatThrownBy(() -> client.send(ClientRequest.get(server.uri("/flaky").toString()).timeout(Duration.ofMillis(450))))
+                    .isInstanceOfSatisfying(ClientTimeoutException.class,
+                            e -> assertThat(e.kind()).isEqualTo(ClientTimeoutException.Kind.REQUEST));
+            assertThat(arrivals.size()).as("about one try per 100 ms wait within 450 ms").isBetween(2, 6);
+        }
+    }
+
+    @Test
+    void aCallOnALoopThatStopsFailsInsteadOfWaitingForever() throws Exception {
+        CountDownLatch arrived = new CountDownLatch(1);
+        Router router = new Router();
+        router.with(Execution.VIRTUAL_THREAD).get("/slow", request -> {
+            arrived.countDown();
+            Thread.sleep(3_000);
+            return Response.ok("late");
+        });
+        keel.core.loop.LoopGroup loops = new keel.core.loop.LoopGroup(1, "test-loop");
+        try (TestServer server = TestServer.start(router);
+             HttpClient client = HttpClient.create(ClientOptions.builder().retry(RetryPolicy.fixed(3, Duration.ofMillis(50))).build(),
+                     loops.loops())) {
+            CompletableFuture<Response> call = client.sendAsync(ClientRequest.get(server.uri("/slow").toString())).toCompletableFuture();
+            assertThat(arrived.await(5, TimeUnit.SECONDS)).isTrue();
+            loops.shutdown(5, TimeUnit.SECONDS);
+            assertThatThrownBy(() -> call.get(2, TimeUnit.SECONDS)).hasMessageContaining("stopped");
         }
     }
 

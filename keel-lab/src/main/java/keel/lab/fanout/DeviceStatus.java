@@ -92,8 +92,7 @@ public final class DeviceStatus {
         for (int i = 0; i < aspects.size(); i++) status.set(MockUpstream.DEVICE_ASPECTS.get(i), aspects.get(i));
         status.put("calls", aspects.size());
         status.put("elapsedMs", (System.nanoTime() - start) / 1_000_000);
-        ThreadTally.Count threads = tally.count();
-        status.putObject("threads").put("used", threads.used()).put("beyondLoops", threads.beyondLoops());
+        tally.report(status);
         return status;
     }
 }

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -22,6 +23,7 @@ import java.util.function.Supplier;
  * delay, as remote services do. The wait is a timer on the connection's event loop, so a thousand
  * waiting calls hold no thread. A request's {@code delay-ms} query parameter overrides the delay;
  * an address with {@code "fail": true} is answered 503, as an upstream hiccup would be.
+ * {@code GET /upstream/stats} says how many refine calls arrived and how many ran at once at most.
  */
 public final class MockUpstream {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -35,18 +37,42 @@ public final class MockUpstream {
             "alerts", "{\"open\":0}");
     public static final java.util.List<String> DEVICE_ASPECTS = java.util.List.of("battery", "firmware", "location", "connectivity", "alerts");
 
-    private MockUpstream() {
-    }
+    private final AtomicInteger refineCalls = new AtomicInteger();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger peakInFlight = new AtomicInteger();
 
-    public static Router register(Router router, Duration delay) {
+    /** Registers the mock's routes on {@code router}: it answers after {@code delay}. */
+    public static MockUpstream register(Router router, Duration delay) {
+        MockUpstream upstream = new MockUpstream();
         Router onLoop = router.with(Execution.EVENT_LOOP);
-        onLoop.postAsync("/upstream/refine-address", request -> after(delayOf(request, delay), () -> refine(request)));
+        onLoop.postAsync("/upstream/refine-address", request -> upstream.refineAfter(delayOf(request, delay), request));
+        onLoop.get("/upstream/stats", request -> Response.json("{\"refineCalls\":" + upstream.refineCalls.get()
+                + ",\"inFlight\":" + upstream.inFlight.get() + ",\"peakInFlight\":" + upstream.peakInFlight.get() + "}"));
         onLoop.getAsync("/upstream/devices/{id}/{aspect}", request -> after(delayOf(request, delay), () -> {
             String aspect = ASPECTS.get(request.pathParam("aspect"));
             if (aspect == null) return Response.text(404, "no such device aspect: " + request.pathParam("aspect"));
             return Response.json("{\"device\":" + JSON.valueToTree(request.pathParam("id")) + ",\"" + request.pathParam("aspect") + "\":" + aspect + "}");
         }));
-        return router;
+        return upstream;
+    }
+
+    private CompletionStage<Response> refineAfter(Duration delay, Request request) throws InterruptedException {
+        refineCalls.incrementAndGet();
+        peakInFlight.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+        return after(delay, () -> {
+            inFlight.decrementAndGet();
+            return refine(request);
+        });
+    }
+
+    /** Refine calls received so far. */
+    public int refineCalls() {
+        return refineCalls.get();
+    }
+
+    /** The most refine calls that waited at the same time. */
+    public int peakInFlight() {
+        return peakInFlight.get();
     }
 
     private static Response refine(Request request) {

@@ -170,8 +170,7 @@ public final class Refiner {
             }
         }
         report.put("elapsedMs", (System.nanoTime() - start) / 1_000_000);
-        ThreadTally.Count threads = tally.count();
-        report.putObject("threads").put("used", threads.used()).put("beyondLoops", threads.beyondLoops());
+        tally.report(report);
         return report;
     }
 }
