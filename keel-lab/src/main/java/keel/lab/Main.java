@@ -2,6 +2,7 @@ package keel.lab;
 
 import keel.http.server.ConfigKeys;
 import keel.http.server.ServerOptions;
+import keel.lab.scenario.LabCommand;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -34,6 +35,9 @@ public final class Main {
                 }
                 serve(config, out);
                 return 0;
+            }
+            case "lab" -> {
+                return LabCommand.run(args.subList(1, args.size()), out, err);
             }
             case "help", "--help", "-h" -> {
                 out.print(help());
@@ -119,9 +123,11 @@ public final class Main {
                 Keel: an event-loop HTTP/1.1 server runtime and its lab.
 
                 Usage:
-                  bin/keel serve [--config keel.yaml] [flags]   serve the lab app (benchmark routes)
-                  bin/keel test [maven args]                   build and run every test (mvn verify on JDK 25)
-                  bin/keel --help                              this text
+                  bin/keel serve [--config keel.yaml] [flags]      serve the lab app (benchmark routes)
+                  bin/keel test [maven args]                      build and run every test (mvn verify on JDK 25)
+                  bin/keel lab <scenario>… [--quick] [--out DIR]  run lab scenarios, write a report (bin/keel lab --help)
+                  bin/keel lab compare A.json B.json              the ratios B/A of two lab runs' figures
+                  bin/keel --help                                 this text
 
                 The lab app serves GET /benchmark/hello, /benchmark/json, /benchmark/cpu?n=35,
                 /benchmark/cpu-heavy?limit=10000, /benchmark/latency?ms=100, /benchmark/latency-async?ms=100,

@@ -1,6 +1,7 @@
 package keel.lab.scenario;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -14,6 +15,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A Keel server in a fresh JVM ({@code keel.lab.Main serve}, the same classpath and java as this
@@ -21,6 +24,7 @@ import java.util.concurrent.TimeUnit;
  * (SIGTERM, then SIGKILL after 15 s): a scenario ends every JVM it started.
  */
 public final class KeelProcess implements AutoCloseable {
+    private static final Pattern GC_FLAG = Pattern.compile("-XX:\\+Use(\\w+)GC\\b");
     private static final HttpClient PROBE = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private final Process process;
@@ -46,6 +50,7 @@ public final class KeelProcess implements AutoCloseable {
         List<String> command = new ArrayList<>();
         if (cpu >= 0) command.addAll(List.of("taskset", "-c", Integer.toString(cpu)));
         command.add(ProcessHandle.current().info().command().orElse("java"));
+        command.add("-XX:+PrintCommandLineFlags"); // the log's first line then names the GC the JVM picked
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), "keel.lab.Main", "serve", "--port", Integer.toString(port)));
         List<String> given = List.of(flags);
@@ -118,6 +123,18 @@ public final class KeelProcess implements AutoCloseable {
     /** CPU time (user + system) the JVM used so far, in milliseconds, or -1. */
     public long cpuMillis() {
         return process.toHandle().info().totalCpuDuration().map(Duration::toMillis).orElse(-1L);
+    }
+
+    /**
+     * The garbage collector the JVM chose or was given ("G1", "Serial", …), from the flags it printed
+     * at start ({@code -XX:+PrintCommandLineFlags}); "unknown" when the log does not say.
+     */
+    public String gc() {
+        try (var lines = Files.lines(log)) {
+            return lines.limit(20).map(GC_FLAG::matcher).filter(Matcher::find).map(m -> m.group(1)).findFirst().orElse("unknown");
+        } catch (IOException | UncheckedIOException e) {
+            return "unknown";
+        }
     }
 
     public Path log() {
