@@ -46,6 +46,16 @@ public final class KeelProcess implements AutoCloseable {
      */
     public static KeelProcess start(Path log, int cpu, Duration readyTimeout, List<String> jvmOptions, String... flags)
             throws IOException, InterruptedException {
+        KeelProcess keel = launch(log, cpu, jvmOptions, flags);
+        keel.awaitReady(readyTimeout);
+        return keel;
+    }
+
+    /**
+     * Launches like {@link #start} but returns at once, before the port opens, without sending any
+     * request: for measuring a start from the outside ({@link #isListening}, {@link #nanosSinceStart}).
+     */
+    public static KeelProcess launch(Path log, int cpu, List<String> jvmOptions, String... flags) throws IOException {
         int port = freePort();
         List<String> command = new ArrayList<>();
         if (cpu >= 0) command.addAll(List.of("taskset", "-c", Integer.toString(cpu)));
@@ -56,12 +66,10 @@ public final class KeelProcess implements AutoCloseable {
         List<String> given = List.of(flags);
         if (!given.contains("--warmup")) command.addAll(List.of("--warmup", "false"));
         command.addAll(given);
-        Files.createDirectories(log.getParent());
+        Files.createDirectories(log.toAbsolutePath().getParent());
         long startedAt = System.nanoTime();
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        KeelProcess keel = new KeelProcess(process, port, log, startedAt);
-        keel.awaitReady(readyTimeout);
-        return keel;
+        return new KeelProcess(process, port, log, startedAt);
     }
 
     private void awaitReady(Duration timeout) throws IOException, InterruptedException {
