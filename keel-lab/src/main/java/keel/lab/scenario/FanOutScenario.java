@@ -141,10 +141,10 @@ public final class FanOutScenario implements Scenario {
         double[] asyncUsed = column(batch, 4, "async");
         double[] blockingUsed = column(batch, 4, "blocking");
         double[] latency = column(batch, 2, "");
-        double[] start = column(load, 5, "");
-        double[] peak = column(load, 6, "");
         double growth = 0;
-        for (int i = 0; i < start.length; i++) if (!Double.isNaN(peak[i])) growth = Math.max(growth, peak[i] - start[i]);
+        for (List<Double> row : load.values()) {
+            if (!Double.isNaN(row.get(5)) && !Double.isNaN(row.get(6))) growth = Math.max(growth, row.get(6) - row.get(5));
+        }
         return List.of(
                 "refine batch (" + 2 * ORDERS + " calls): async used " + range(asyncUsed) + " thread(s), none beyond the loops, under every execution; blocking used "
                         + range(blockingUsed) + " (a thread per call)",
