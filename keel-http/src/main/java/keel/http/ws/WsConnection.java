@@ -448,8 +448,8 @@ public final class WsConnection implements IoHandler {
             out.writeTo(channel);
             written += before - out.pendingBytes();
         }
-        if (state == State.CLOSING && out.isEmpty()) closeLingering();
         completeWritten();
+        if (state == State.CLOSING && out.isEmpty()) closeLingering();
     }
 
     /** Completes the sends whose last byte is out; their continuations may send again (re-entering here). */
