@@ -77,6 +77,7 @@ public final class Main {
     private static void serve(ServerOptions options, PrintStream out) throws IOException, InterruptedException {
         AtomicReference<HttpServer> running = new AtomicReference<>();
         Router router = BenchmarkRoutes.register(new Router());
+        WsRoutes.register(router);
         AdminRoutes.register(router, running::get);
         KeelMetrics metrics = new KeelMetrics();
         metrics.register(router);
@@ -117,7 +118,8 @@ public final class Main {
 
                 The lab app serves GET /benchmark/hello, /benchmark/json, /benchmark/cpu?n=35,
                 /benchmark/cpu-heavy?limit=10000, /benchmark/latency?ms=100, /benchmark/latency-async?ms=100,
-                /benchmark/mixed and /benchmark/health, plus /metrics (Prometheus) and /keel/routes.
+                /benchmark/mixed and /benchmark/health, plus /metrics (Prometheus) and /keel/routes, and the
+                WebSocket endpoints ws://HOST:PORT/ws/echo (echo) and /ws/fib (each text n answers n=Fibonacci(n)).
                 --transport, --execution and --threads apply to every benchmark route, so the execution
                 models can be compared on the same handlers.
 
