@@ -54,7 +54,7 @@ public final class WsCloseBench {
             default -> throw new IllegalArgumentException("mode must be sync or async: " + args[3]);
         };
         try (WebSocketClient client = WebSocketClient.create(WsOptions.defaults(), 1)) {
-            run(client, uri, 50, concurrency, sync); // warm-up, not reported
+            run(client, uri, Math.min(clients, 300), concurrency, sync); // warm-up (JIT, pools), not reported
             long start = System.nanoTime();
             List<Outcome> outcomes = run(client, uri, clients, concurrency, sync);
             System.out.println(report(args[3], outcomes, System.nanoTime() - start));
