@@ -1,5 +1,7 @@
 package keel.core.net;
 
+import keel.core.buffer.BufferPool;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -23,13 +25,18 @@ public final class LingeringDrain {
         return new LingeringDrain();
     }
 
-    /** Reads what is there into {@code scratch} and drops it; true when the channel can be closed now. */
-    public boolean drain(SocketChannel channel, ByteBuffer scratch) throws IOException {
-        int n;
-        while ((n = channel.read(scratch.clear())) > 0) {
-            drained += n;
-            if (drained > MAX_DRAIN_BYTES) return true;
+    /** Reads what is there into a pooled scratch buffer and drops it; true when the channel can be closed now. */
+    public boolean drain(SocketChannel channel, BufferPool buffers) throws IOException {
+        ByteBuffer scratch = buffers.acquire();
+        try {
+            int n;
+            while ((n = channel.read(scratch.clear())) > 0) {
+                drained += n;
+                if (drained > MAX_DRAIN_BYTES) return true;
+            }
+            return n < 0;
+        } finally {
+            buffers.release(scratch);
         }
-        return n < 0;
     }
 }

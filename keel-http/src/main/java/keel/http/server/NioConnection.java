@@ -33,7 +33,12 @@ import java.util.function.Consumer;
  *         │ bad input, timeout,           │ (close requested)
  *         │ connection limit              ▼
  *         └──────error response────────► CLOSING ──flushed──► LINGERING ──EOF/timeout──► CLOSED
+ *
+ *   HANDLING ──a WebSocket route accepted the handshake: 101──► UPGRADED ──its WsConnection closed──► CLOSED
  * </pre>
+ *
+ * After a 101 the socket's key, write queue and unread input belong to a {@link WsConnection}; this
+ * object stays in its loop's set only to be counted, stopped ({@code 1001}) and closed with the others.
  *
  * Responses leave in request order because a connection handles one request at a time: pipelined
  * requests wait in the read buffer. Reading stops while a handler runs and while more than the high
@@ -386,12 +391,7 @@ final class NioConnection implements IoHandler, Dispatcher.Upgradable {
     }
 
     private void drain() throws IOException {
-        ByteBuffer scratch = home.buffers().acquire();
-        try {
-            if (lingering.drain(channel, scratch)) close();
-        } finally {
-            home.buffers().release(scratch);
-        }
+        if (lingering.drain(channel, home.buffers())) close();
     }
 
     /** For a stopping server: a connection between requests closes now; a busy one finishes its exchange first. */

@@ -14,7 +14,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -63,10 +62,6 @@ public final class WsConnection implements IoHandler {
 
     private enum State { OPEN, CLOSE_SENT, CLOSE_RECEIVED, CLOSING, LINGERING, CLOSED }
 
-    /** A frame of the application's in the write queue: done when {@code endMark} bytes have been written. */
-    private record InFlight(long endMark, Session.Outgoing outgoing) {
-    }
-
     private final long id;
     private final WsListener listener;
     private final Settings settings;
@@ -74,13 +69,11 @@ public final class WsConnection implements IoHandler {
     private final SelectionKey key;
     private final EventLoop loop;
     private final BufferPool buffers;
-    private final WriteQueue out;
-    private final RandomGenerator maskKeys;
+    private final Outbound output;
     private final FrameDecoder decoder;
     private final Session session;
     private final Inbox inbox;
     private final Runnable onClosed;
-    private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
     private ByteBuffer in;
     private State state = State.OPEN;
     private int interest;
@@ -89,11 +82,7 @@ public final class WsConnection implements IoHandler {
     private boolean inputEnded;
     private boolean closeReported;
     private boolean reportedWritable = true;
-    private long encoded;
-    private long written;
-    private long lastInput;
-    private Timer idleTimer;
-    private Timer pingTimer;
+    private final KeepAlive keepAlive;
     private Timer closeTimer;
     private Timer lingerTimer;
     private LingeringDrain lingering;
@@ -106,9 +95,8 @@ public final class WsConnection implements IoHandler {
         this.key = transport.key();
         this.loop = transport.loop();
         this.buffers = transport.buffers();
-        this.out = transport.out();
+        this.output = new Outbound(transport.out(), maskKeys);
         this.in = transport.leftover();
-        this.maskKeys = maskKeys;
         this.onClosed = onClosed;
         WsOptions options = settings.options();
         this.decoder = new FrameDecoder(maskKeys == null, options.maxFrameSize(), options.maxMessageSize());
@@ -117,6 +105,7 @@ public final class WsConnection implements IoHandler {
         this.inbox = new Inbox(loop, binding.executor(), binding.activity(), settings.highWaterMark(), settings.lowWaterMark(),
                 () -> onLoop(this::resumeReading),
                 () -> onLoop(() -> fail(WsClose.TRY_AGAIN_LATER, "server busy: no thread for this session's callbacks")));
+        this.keepAlive = new KeepAlive(loop, options, this::onIdle, this::onPingDue);
     }
 
     /**
@@ -137,11 +126,8 @@ public final class WsConnection implements IoHandler {
         assert loop.inEventLoop();
         key.attach(this);
         interest = key.interestOps();
-        encoded = out.pendingBytes(); // the 101 answer goes first and completes no send
-        lastInput = loop.nanoTime();
         inbox.deliver(event(l -> l.onOpen(session)), 0);
-        scheduleIdleCheck(settings.options().idleTimeout().toNanos());
-        schedulePing();
+        keepAlive.start();
         if (in != null && in.position() > 0) processInput();
         afterWrite();
     }
@@ -181,7 +167,7 @@ public final class WsConnection implements IoHandler {
 
     private void onReadable() throws IOException {
         if (state == State.LINGERING) {
-            drainLingering();
+            if (lingering.drain(channel, buffers)) close();
             return;
         }
         if (!isReadingFrames() || inputEnded) return;
@@ -190,7 +176,7 @@ public final class WsConnection implements IoHandler {
         if (n < 0) {
             onEndOfInput();
         } else if (n > 0) {
-            lastInput = loop.nanoTime();
+            keepAlive.onInput();
             processInput();
         }
         afterWrite();
@@ -240,7 +226,7 @@ public final class WsConnection implements IoHandler {
             case Decoded.Text text -> inbox.deliver(event(l -> l.onText(session, text.text())), text.text().length() * 2);
             case Decoded.Binary binary -> inbox.deliver(event(l -> l.onBinary(session, binary.data())), binary.data().length);
             case Decoded.Ping ping -> {
-                if (state == State.OPEN) writeControl(FrameDecoder.PONG, ping.data()); // RFC 6455 §5.5.2
+                if (state == State.OPEN) output.writeControl(FrameDecoder.PONG, ping.data()); // RFC 6455 §5.5.2
                 inbox.deliver(event(l -> l.onPing(session, ping.data())), ping.data().length);
             }
             case Decoded.Pong pong -> inbox.deliver(event(l -> l.onPong(session, pong.data())), pong.data().length);
@@ -285,7 +271,7 @@ public final class WsConnection implements IoHandler {
         writeOutbox();
         session.stopSends();
         byte[] payload = FrameEncoder.closePayload(code, "");
-        writeFrame(new Session.Outgoing(FrameDecoder.CLOSE, payload, session.closed, FrameEncoder.frameLength(payload.length, maskKeys != null), false));
+        output.write(new Session.Outgoing(FrameDecoder.CLOSE, payload, session.closed, output.frameLength(payload.length), false));
         moveTo(State.CLOSING);
         afterWrite();
     }
@@ -305,7 +291,7 @@ public final class WsConnection implements IoHandler {
         boolean closeSent = state == State.CLOSE_SENT;
         if (!closeSent) writeOutbox();
         session.stopSends();
-        if (!closeSent) writeControl(FrameDecoder.CLOSE, FrameEncoder.closePayload(code, reason));
+        if (!closeSent) output.writeControl(FrameDecoder.CLOSE, FrameEncoder.closePayload(code, reason));
         moveTo(State.CLOSING);
         startCloseTimer();
         session.closed.completeExceptionally(new WsClosedException(code, reason));
@@ -330,8 +316,7 @@ public final class WsConnection implements IoHandler {
     private void closeLingering() {
         if (state == State.LINGERING || state == State.CLOSED) return;
         moveTo(State.LINGERING);
-        out.clear();
-        failInFlight(new WsClosedException(WsClose.ABNORMAL, "connection closed before the frame was written"));
+        output.clear(session, new WsClosedException(WsClose.ABNORMAL, "connection closed before the frame was written"));
         releaseInput();
         cancelTimers();
         try {
@@ -348,14 +333,6 @@ public final class WsConnection implements IoHandler {
         updateInterest();
     }
 
-    private void drainLingering() throws IOException {
-        ByteBuffer scratch = buffers.acquire();
-        try {
-            if (lingering.drain(channel, scratch)) close();
-        } finally {
-            buffers.release(scratch);
-        }
-    }
 
     private void close() {
         if (state == State.CLOSED) return;
@@ -368,10 +345,9 @@ public final class WsConnection implements IoHandler {
         } catch (IOException e) {
             LOG.debug("ws_close_failed", "id", id, "cause", e);
         }
-        out.clear();
         releaseInput();
         WsClosedException closed = new WsClosedException(WsClose.ABNORMAL, "connection closed");
-        failInFlight(closed);
+        output.clear(session, closed);
         session.stopSends();
         session.failOutbox(closed);
         endWithoutHandshake("the connection closed without a close handshake");
@@ -412,20 +388,9 @@ public final class WsConnection implements IoHandler {
                 session.failed(outgoing, new WsClosedException(WsClose.ABNORMAL, "session " + id + " is closing or closed"));
                 continue;
             }
-            writeFrame(outgoing);
+            output.write(outgoing);
             if (outgoing.opcode() == FrameDecoder.CLOSE) onOwnCloseQueued();
         }
-    }
-
-    private void writeFrame(Session.Outgoing outgoing) {
-        FrameEncoder.write(out, outgoing.opcode(), outgoing.payload(), maskKeys);
-        encoded += outgoing.wireBytes();
-        inFlight.addLast(new InFlight(encoded, outgoing));
-    }
-
-    private void writeControl(int opcode, byte[] payload) {
-        FrameEncoder.write(out, opcode, payload, maskKeys);
-        encoded += FrameEncoder.frameLength(payload.length, maskKeys != null);
     }
 
     /** Flushes and updates interest, unless input is being processed (it does both when done). */
@@ -443,27 +408,9 @@ public final class WsConnection implements IoHandler {
 
     private void flush() throws IOException {
         if (state == State.LINGERING || state == State.CLOSED) return;
-        if (!out.isEmpty()) {
-            long before = out.pendingBytes();
-            out.writeTo(channel);
-            written += before - out.pendingBytes();
-        }
-        completeWritten();
-        if (state == State.CLOSING && out.isEmpty()) closeLingering();
-    }
-
-    /** Completes the sends whose last byte is out; their continuations may send again (re-entering here). */
-    private void completeWritten() {
-        InFlight head;
-        while ((head = inFlight.peekFirst()) != null && head.endMark() <= written) {
-            inFlight.pollFirst();
-            session.written(head.outgoing());
-        }
-    }
-
-    private void failInFlight(Throwable cause) {
-        InFlight head;
-        while ((head = inFlight.pollFirst()) != null) session.failed(head.outgoing(), cause);
+        output.writeTo(channel);
+        output.completeWritten(session);
+        if (state == State.CLOSING && output.isEmpty()) closeLingering();
     }
 
     /** The session crossed a water mark (any thread): tell the listener on the loop, in order. */
@@ -480,11 +427,11 @@ public final class WsConnection implements IoHandler {
     private void updateInterest() {
         if (state == State.CLOSED || !key.isValid()) return;
         int wanted = 0;
-        boolean outputBackedUp = !session.isWritable() || out.pendingBytes() >= settings.highWaterMark();
+        boolean outputBackedUp = !session.isWritable() || output.pendingBytes() >= settings.highWaterMark();
         if (state == State.LINGERING || (isReadingFrames() && !inputEnded && !readPaused && !outputBackedUp)) {
             wanted |= SelectionKey.OP_READ;
         }
-        if (!out.isEmpty() && state != State.LINGERING) wanted |= SelectionKey.OP_WRITE;
+        if (!output.isEmpty() && state != State.LINGERING) wanted |= SelectionKey.OP_WRITE;
         if (wanted != interest) {
             key.interestOps(wanted);
             interest = wanted;
@@ -493,34 +440,16 @@ public final class WsConnection implements IoHandler {
 
     // ---- timers and helpers ----------------------------------------------------------------------
 
-    private void scheduleIdleCheck(long delayNanos) {
-        idleTimer = loop.schedule(delayNanos, TimeUnit.NANOSECONDS, this::onIdleCheck);
-    }
-
-    private void onIdleCheck() {
+    private void onIdle() {
         if (state != State.OPEN) return;
-        long idle = settings.options().idleTimeout().toNanos();
-        long quiet = loop.nanoTime() - lastInput;
-        if (quiet < idle) {
-            scheduleIdleCheck(idle - quiet);
-            return;
-        }
         LOG.debug("ws_idle_timeout", "id", id);
         session.close(WsClose.GOING_AWAY, "idle timeout");
     }
 
-    private void schedulePing() {
-        long interval = settings.options().pingInterval().toNanos();
-        if (interval > 0) pingTimer = loop.schedule(interval, TimeUnit.NANOSECONDS, this::onPingDue);
-    }
-
     private void onPingDue() {
-        if (state != State.OPEN) return;
-        if (out.pendingBytes() < settings.highWaterMark()) {
-            writeControl(FrameDecoder.PING, EMPTY);
-            afterWrite();
-        }
-        schedulePing();
+        if (state != State.OPEN || output.pendingBytes() >= settings.highWaterMark()) return; // no pings behind a backlog
+        output.writeControl(FrameDecoder.PING, EMPTY);
+        afterWrite();
     }
 
     private void startCloseTimer() {
@@ -530,8 +459,7 @@ public final class WsConnection implements IoHandler {
     }
 
     private void cancelTimers() {
-        cancel(idleTimer);
-        cancel(pingTimer);
+        keepAlive.stop();
         cancel(closeTimer);
     }
 

@@ -10,7 +10,6 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Locale;
 import java.util.random.RandomGenerator;
 
 /**
@@ -119,9 +118,5 @@ public final class WsHandshake {
             }
         }
         return tokens;
-    }
-
-    static String lower(String text) {
-        return text.toLowerCase(Locale.ROOT);
     }
 }
