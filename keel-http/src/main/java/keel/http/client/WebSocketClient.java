@@ -96,17 +96,28 @@ public final class WebSocketClient implements AutoCloseable {
         InetSocketAddress address = new InetSocketAddress(uri.getHost(), uri.getPort() < 0 ? 80 : uri.getPort());
         if (address.isUnresolved()) return CompletableFuture.failedFuture(new IOException("cannot resolve " + uri.getHost()));
         EventLoop loop = loops.next();
+        SocketChannel channel = null;
         try {
-            SocketChannel channel = SocketChannel.open();
+            channel = SocketChannel.open();
             channel.configureBlocking(false);
             channel.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
             var handshake = new WsClientHandshake(ids.incrementAndGet(), uri, List.copyOf(subprotocols), listener, random,
                     settings, channel, loop, buffers.get(loop), opened);
             loop.execute(() -> handshake.start(address));
         } catch (IOException | RejectedExecutionException e) {
+            closeQuietly(channel, e);
             opened.completeExceptionally(e);
         }
         return opened;
+    }
+
+    private static void closeQuietly(SocketChannel channel, Exception cause) {
+        if (channel == null) return;
+        try {
+            channel.close();
+        } catch (IOException e) {
+            cause.addSuppressed(e);
+        }
     }
 
     /** Stops the client's own loops (their sessions close at once; close them first for a handshake). */

@@ -78,6 +78,8 @@ public final class WsConnection implements IoHandler {
     private State state = State.OPEN;
     private int interest;
     private boolean processing;
+    private boolean flushing;
+    private boolean flushAgain;
     private boolean readPaused;
     private boolean inputEnded;
     private boolean closeReported;
@@ -393,15 +395,29 @@ public final class WsConnection implements IoHandler {
         }
     }
 
-    /** Flushes and updates interest, unless input is being processed (it does both when done). */
+    /**
+     * Flushes and updates interest, unless input is being processed (it does both when done). A send
+     * made by a completion's continuation lands here while a flush runs: it only asks that flush for
+     * another round, so a chain of "send the next when the last is written" loops instead of recursing.
+     */
     private void afterWrite() {
         if (processing || state == State.CLOSED) return;
+        if (flushing) {
+            flushAgain = true;
+            return;
+        }
+        flushing = true;
         try {
-            flush();
+            do {
+                flushAgain = false;
+                flush();
+            } while (flushAgain && state != State.CLOSED);
         } catch (IOException e) {
             LOG.debug("ws_write_failed", "id", id, "cause", e);
             close();
             return;
+        } finally {
+            flushing = false;
         }
         updateInterest();
     }

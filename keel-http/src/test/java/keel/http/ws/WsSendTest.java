@@ -59,6 +59,29 @@ class WsSendTest {
     }
 
     @Test
+    void aChainOfSendsEachStartedWhenThePreviousIsWrittenDoesNotRecurse() throws Exception {
+        try (WsServer server = WsServer.start(new Router().ws("/ws", recording))) {
+            JdkWsClient client = JdkWsClient.connect(server.uri("/ws"));
+            WsSession session = opened.get(5, TimeUnit.SECONDS);
+            CompletableFuture<Void> last = new CompletableFuture<>();
+            sendChain(session, 0, 20_000, last); // continuations run on the loop, each inside the previous write's completion
+            last.get(30, TimeUnit.SECONDS);
+            for (int i = 0; i < 20_000; i++) assertThat(client.nextText()).isEqualTo("c" + i);
+        }
+    }
+
+    private static void sendChain(WsSession session, int i, int count, CompletableFuture<Void> last) {
+        if (i == count) {
+            last.complete(null);
+            return;
+        }
+        session.send("c" + i).whenComplete((ok, failure) -> {
+            if (failure != null) last.completeExceptionally(failure);
+            else sendChain(session, i + 1, count, last);
+        });
+    }
+
+    @Test
     void aSlowReaderHitsTheBoundAndFurtherSendsFailWithoutClosingTheSession() throws Exception {
         int bound = 256 * 1024;
         try (WsServer server = WsServer.start(new Router().ws("/ws", recording), options -> options.wsMaxQueuedOutput(bound));
