@@ -28,11 +28,11 @@
 #   close→closed     ms from close() to the end of the close handshake (server's Close received)
 #
 # Usage
-#   bench/ws-close.sh                          # both modes, 2000 sessions each, ~30 s
+#   bench/ws-close.sh                          # both modes, 5000 sessions each, ~20 s
 #   CLIENTS=500 MODES=async bench/ws-close.sh
 #
 # Environment (defaults in brackets)
-#   CLIENTS [2000]  CONCURRENCY [100]  MODES [sync async]
+#   CLIENTS [5000]  CONCURRENCY [100]  MODES [sync async]
 #   PORT [28090], SERVER_CPU [0], CLIENT_CPU [1], READY_TIMEOUT [60], KEEL_BIN [bin/keel]
 #
 # Output: the table on stdout, progress on stderr; table, driver output and server log under
@@ -44,7 +44,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
 
 ALL_MODES="sync async"
-CLIENTS=${CLIENTS:-2000} CONCURRENCY=${CONCURRENCY:-100} MODES=${MODES:-$ALL_MODES}
+CLIENTS=${CLIENTS:-5000} CONCURRENCY=${CONCURRENCY:-100} MODES=${MODES:-$ALL_MODES}
 PORT=${PORT:-28090} READY_TIMEOUT=${READY_TIMEOUT:-60}
 SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1} KEEL_BIN=${KEEL_BIN:-$ROOT/bin/keel}
 LOOPS=2
