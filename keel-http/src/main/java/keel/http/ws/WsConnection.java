@@ -250,7 +250,7 @@ public final class WsConnection implements IoHandler {
     /** The peer's Close: it ends our handshake, or starts one that the listener's onClose precedes. */
     private void onPeerClose(int code, String reason) {
         if (state == State.CLOSE_SENT) {
-            cancel(closeTimer);
+            // The close timer keeps running: it also bounds the flush before the lingering close.
             session.closed.complete(null);
             reportClose(code, reason);
             moveTo(State.CLOSING);
