@@ -129,6 +129,25 @@ class WsCloseTest {
     }
 
     @Test
+    void noMessageIsLostWhenManyJdkClientsCloseRightAfterReceiving() throws Exception {
+        try (WsServer server = start(o -> { })) {
+            List<JdkWsClient> clients = new java.util.ArrayList<>();
+            for (int i = 0; i < 20; i++) clients.add(JdkWsClient.connect(server.uri("/ws")));
+            for (JdkWsClient client : clients) client.socket.sendText("burst 10", true);
+            for (JdkWsClient client : clients) {
+                assertThat(client.nextText()).isEqualTo("message 0");
+                client.socket.sendClose(WsClose.NORMAL, "got it");
+            }
+            for (JdkWsClient client : clients) {
+                for (int i = 1; i < 10; i++) assertThat(client.nextText()).isEqualTo("message " + i);
+                assertThat(client.nextText()).isEqualTo("last words");
+                assertThat(client.awaitClose()).isEqualTo("close:1000:");
+            }
+            assertThat(server.awaitOpenConnections(0)).isTrue();
+        }
+    }
+
+    @Test
     void aCloseHandshakeThatTimesOutFailsTheStageAndStillEndsWithAFin() throws Exception {
         try (WsServer server = start(o -> o.wsCloseTimeout(Duration.ofMillis(300)));
              RawWsClient client = RawWsClient.open(server.port(), "/ws")) {
