@@ -20,7 +20,14 @@ class WsHandshakeTest {
                         .subprotocols("chat.v2", "chat.v1"))
                 .ws("/teapot", WsEndpoint.of(NOTHING).originCheck(origin -> {
                     throw new HttpStatusException(418, "no origins here");
-                }));
+                }))
+                .ws("/rooms/{room}", new WsListener() {
+                    @Override
+                    public void onOpen(WsSession session) {
+                        session.send("welcome to " + session.request().pathParam("room") + " as "
+                                + session.request().queryParam("nick").orElse("?"));
+                    }
+                });
     }
 
     /** Sends {@code request} and returns the response head and body. */
@@ -39,6 +46,13 @@ class WsHandshakeTest {
             assertThat(head).startsWith("HTTP/1.1 101 Switching Protocols\r\n")
                     .contains("Upgrade: websocket\r\n", "Connection: Upgrade\r\n", "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n")
                     .doesNotContain("Sec-WebSocket-Protocol");
+        }
+    }
+
+    @Test
+    void theSessionSeesTheHandshakeRequestWithItsPathParameters() {
+        try (WsServer server = WsServer.start(router()); RawWsClient client = RawWsClient.open(server.port(), "/rooms/blue%20lagoon?nick=ada")) {
+            assertThat(client.readFrame().text()).isEqualTo("welcome to blue lagoon as ada");
         }
     }
 
