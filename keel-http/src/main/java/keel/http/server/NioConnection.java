@@ -74,6 +74,7 @@ final class NioConnection implements IoHandler, Dispatcher.Upgradable {
     /** After a 101: the WebSocket that owns the socket now, and its start while the parser unwinds. */
     private WsConnection webSocket;
     private Runnable startWebSocket;
+    private Runnable releaseUpgrade;
 
     NioConnection(long id, SocketChannel channel, LoopConnections home) {
         this.id = id;
@@ -294,21 +295,27 @@ final class NioConnection implements IoHandler, Dispatcher.Upgradable {
         WsHandshake.writeSwitchingProtocols(out, accepted);
         current = null;
         state = State.UPGRADED;
+        releaseUpgrade = release;
         startWebSocket = () -> {
             ByteBuffer leftover = in;
             in = null;
             var transport = new WsConnection.Transport(channel, key, loop, home.buffers(), out, leftover);
-            webSocket = WsConnection.start(id, null, binding, home.context().webSocketSettings(), transport, () -> {
-                release.run();
-                onWebSocketClosed();
-            });
+            webSocket = WsConnection.start(id, null, binding, home.context().webSocketSettings(), transport, this::onWebSocketClosed);
         };
     }
 
     private void onWebSocketClosed() {
+        releaseUpgrade();
         if (state == State.CLOSED) return;
         state = State.CLOSED;
         home.remove(this);
+    }
+
+    /** Gives back what the upgrade held (a route's session permit), once. */
+    private void releaseUpgrade() {
+        Runnable release = releaseUpgrade;
+        releaseUpgrade = null;
+        if (release != null) release.run();
     }
 
     /** After a response is fully queued: read the next request, or close once the bytes are out. */
@@ -408,6 +415,7 @@ final class NioConnection implements IoHandler, Dispatcher.Upgradable {
         }
         state = State.CLOSED;
         wait = Wait.NONE;
+        releaseUpgrade(); // closed between the 101 and the WebSocket's start
         if (stream != null) {
             try {
                 stream.cancel();
