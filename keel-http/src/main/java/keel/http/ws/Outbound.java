@@ -36,7 +36,7 @@ final class Outbound {
     }
 
     void write(Session.Outgoing outgoing) {
-        FrameEncoder.write(out, outgoing.opcode(), outgoing.payload(), maskKeys);
+        FrameEncoder.write(out, outgoing.opcode(), outgoing.fin(), outgoing.payload(), maskKeys);
         encoded += outgoing.wireBytes();
         inFlight.addLast(new InFlight(encoded, outgoing));
     }

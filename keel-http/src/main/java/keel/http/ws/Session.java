@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class Session implements WsSession {
     /** A frame the application asked for; {@code counted} frames count against the bound. */
-    record Outgoing(int opcode, byte[] payload, CompletableFuture<Void> done, int wireBytes, boolean counted) {
+    record Outgoing(int opcode, boolean fin, byte[] payload, CompletableFuture<Void> done, int wireBytes, boolean counted) {
     }
 
     private final long id;
@@ -35,6 +35,8 @@ final class Session implements WsSession {
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final Runnable drainTask;
     private final AtomicLong queued = new AtomicLong();
+    /** The opcode of the message being sent in fragments, 0 when none; guarded by the outbox lock. */
+    private int fragmentedOpcode;
     private final AtomicBoolean writable = new AtomicBoolean(true);
     /** Set by the first close, from either side: the session is no longer open. */
     private final AtomicBoolean closing = new AtomicBoolean();
@@ -77,27 +79,40 @@ final class Session implements WsSession {
 
     @Override
     public CompletionStage<Void> send(String text) {
-        return submit(FrameDecoder.TEXT, text.getBytes(StandardCharsets.UTF_8));
+        return submit(FrameDecoder.TEXT, text.getBytes(StandardCharsets.UTF_8), false, true);
     }
 
     @Override
     public CompletionStage<Void> send(byte[] data) {
-        return submit(FrameDecoder.BINARY, data);
+        return submit(FrameDecoder.BINARY, data, false, true);
+    }
+
+    @Override
+    public CompletionStage<Void> send(String fragment, boolean last) {
+        return submit(FrameDecoder.TEXT, fragment.getBytes(StandardCharsets.UTF_8), true, last);
+    }
+
+    @Override
+    public CompletionStage<Void> send(byte[] fragment, boolean last) {
+        return submit(FrameDecoder.BINARY, fragment, true, last);
     }
 
     @Override
     public CompletionStage<Void> ping(byte[] data) {
         if (data.length > FrameEncoder.MAX_CONTROL_PAYLOAD) throw new IllegalArgumentException("a ping carries at most 125 bytes: " + data.length);
-        return submit(FrameDecoder.PING, data);
+        return submitFrame(FrameDecoder.PING, true, data);
     }
 
     @Override
     public CompletionStage<Void> close(int code, String reason) {
         if (!WsClose.isValidOnWire(code)) throw new IllegalArgumentException("not a close code that may be sent: " + code);
         if (closing.compareAndSet(false, true)) {
-            sendsClosed = true;
             byte[] payload = FrameEncoder.closePayload(code, reason);
-            enqueue(new Outgoing(FrameDecoder.CLOSE, payload, new CompletableFuture<>(), FrameEncoder.frameLength(payload.length, masked), false));
+            synchronized (outbox) {
+                sendsClosed = true;
+                outbox.add(new Outgoing(FrameDecoder.CLOSE, true, payload, new CompletableFuture<>(), FrameEncoder.frameLength(payload.length, masked), false));
+            }
+            wakeLoop();
         }
         return closed.copy();
     }
@@ -122,22 +137,65 @@ final class Session implements WsSession {
         return "WsSession " + id + " " + request.path();
     }
 
-    private CompletionStage<Void> submit(int opcode, byte[] payload) {
-        if (sendsClosed) return CompletableFuture.failedFuture(new WsClosedException(WsClose.ABNORMAL, "session " + id + " is closing or closed"));
-        int wireBytes = FrameEncoder.frameLength(payload.length, masked);
-        long before;
-        do {
-            before = queued.get();
-            if (before >= maxQueued) return CompletableFuture.failedFuture(new WsOverflowException(before, maxQueued));
-        } while (!queued.compareAndSet(before, before + wireBytes));
-        if (before + wireBytes >= highWaterMark && writable.compareAndSet(true, false)) connection.writabilityChanged();
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        enqueue(new Outgoing(opcode, payload, done, wireBytes, true));
-        return done;
+    /**
+     * A data frame: a whole message, or a fragment of one. The opcode of a message sent in fragments
+     * stays open from its first fragment to its last, and other data messages are refused meanwhile.
+     * The check and the append to the outbox happen under one lock, so no whole message can slip
+     * between two fragments; the loop is woken after the lock is released.
+     */
+    private CompletionStage<Void> submit(int opcode, byte[] payload, boolean fragment, boolean last) {
+        Outgoing outgoing;
+        synchronized (outbox) {
+            int open = fragmentedOpcode;
+            if (open != 0 && (!fragment || open != opcode)) {
+                return CompletableFuture.failedFuture(new IllegalStateException("a " + (open == FrameDecoder.TEXT ? "text" : "binary")
+                        + " message sent in fragments is still open: finish it with last = true first"));
+            }
+            CompletableFuture<Void> refused = refusal();
+            if (refused != null) return refused;
+            outgoing = append(open == 0 ? opcode : FrameDecoder.CONTINUATION, last, payload);
+            fragmentedOpcode = last ? 0 : opcode;
+        }
+        afterAppend();
+        return outgoing.done();
     }
 
-    private void enqueue(Outgoing outgoing) {
+    private CompletionStage<Void> submitFrame(int opcode, boolean fin, byte[] payload) {
+        Outgoing outgoing;
+        synchronized (outbox) {
+            CompletableFuture<Void> refused = refusal();
+            if (refused != null) return refused;
+            outgoing = append(opcode, fin, payload);
+        }
+        afterAppend();
+        return outgoing.done();
+    }
+
+    /** A failed stage when no frame may be queued now (closing, or the bound is reached), else null; under the outbox lock. */
+    private CompletableFuture<Void> refusal() {
+        if (sendsClosed) return CompletableFuture.failedFuture(new WsClosedException(WsClose.ABNORMAL, "session " + id + " is closing or closed"));
+        long queuedNow = queued.get();
+        if (queuedNow >= maxQueued) return CompletableFuture.failedFuture(new WsOverflowException(queuedNow, maxQueued));
+        return null;
+    }
+
+    /** Counts the frame against the bound and appends it to the outbox; under the outbox lock, after {@link #refusal}. */
+    private Outgoing append(int opcode, boolean fin, byte[] payload) {
+        int wireBytes = FrameEncoder.frameLength(payload.length, masked);
+        queued.addAndGet(wireBytes);
+        Outgoing outgoing = new Outgoing(opcode, fin, payload, new CompletableFuture<>(), wireBytes, true);
         outbox.add(outgoing);
+        return outgoing;
+    }
+
+    /** Outside the lock: the writability change a send may cause, then the loop. */
+    private void afterAppend() {
+        if (queued.get() >= highWaterMark && writable.compareAndSet(true, false)) connection.writabilityChanged();
+        wakeLoop();
+    }
+
+    /** Has the loop write the outbox: now when called on it, else by one task per batch. */
+    private void wakeLoop() {
         if (loop.inEventLoop()) {
             connection.drainOutbox();
             return;

@@ -273,7 +273,7 @@ public final class WsConnection implements IoHandler {
         writeOutbox();
         session.stopSends();
         byte[] payload = FrameEncoder.closePayload(code, "");
-        output.write(new Session.Outgoing(FrameDecoder.CLOSE, payload, session.closed, output.frameLength(payload.length), false));
+        output.write(new Session.Outgoing(FrameDecoder.CLOSE, true, payload, session.closed, output.frameLength(payload.length), false));
         moveTo(State.CLOSING);
         afterWrite();
     }

@@ -38,6 +38,17 @@ public interface WsSession {
     /** Sends a binary message; the array is sent without a copy and must not change until the stage completes. */
     CompletionStage<Void> send(byte[] data);
 
+    /**
+     * Sends one fragment of a text message: the first call starts the message, the one with
+     * {@code last} ends it. While it is open, other text or binary messages are refused (their stage
+     * fails with {@link IllegalStateException}); pings and the close may go between fragments. Split
+     * text between code points. Send the fragments of one message from one thread at a time.
+     */
+    CompletionStage<Void> send(String fragment, boolean last);
+
+    /** Sends one fragment of a binary message, as {@link #send(String, boolean)} does for text. */
+    CompletionStage<Void> send(byte[] fragment, boolean last);
+
     /** Sends a ping (at most 125 bytes); the peer's pong arrives at {@link WsListener#onPong}. */
     CompletionStage<Void> ping(byte[] data);
 

@@ -59,6 +59,43 @@ class WsSendTest {
     }
 
     @Test
+    void aMessageSentInFragmentsGoesOutAsContinuationFramesWithPingsAllowedBetween() throws Exception {
+        try (WsServer server = WsServer.start(new Router().ws("/ws", recording));
+             RawWsClient client = RawWsClient.open(server.port(), "/ws")) {
+            WsSession session = opened.get(5, TimeUnit.SECONDS);
+            session.send("frag", false);
+            session.ping("between".getBytes());
+            CompletableFuture<Void> refused = session.send("whole").toCompletableFuture();
+            session.send("men", false);
+            session.send("ted", true).toCompletableFuture().get(5, TimeUnit.SECONDS);
+            session.send(new byte[]{1}, false);
+            session.send(new byte[]{2}, true);
+            session.send("after");
+
+            assertThat(refused).isCompletedExceptionally();
+            assertThat(refused.exceptionNow()).isInstanceOf(IllegalStateException.class).hasMessageContaining("still open");
+            String[] expected = {"1 false frag", "9 true between", "0 false men", "0 true ted", "2 false \u0001", "0 true \u0002", "1 true after"};
+            for (String frame : expected) {
+                RawWsClient.Frame f = client.readFrame();
+                assertThat(f.opcode() + " " + f.fin() + " " + f.text()).isEqualTo(frame);
+            }
+        }
+    }
+
+    @Test
+    void theJdkClientReassemblesAMessageSentInFragments() throws Exception {
+        try (WsServer server = WsServer.start(new Router().ws("/ws", recording))) {
+            JdkWsClient client = JdkWsClient.connect(server.uri("/ws"));
+            WsSession session = opened.get(5, TimeUnit.SECONDS);
+            String big = "x".repeat(100_000);
+            session.send(big, false);
+            session.send("y", false);
+            session.send(big, true);
+            assertThat(client.nextText()).isEqualTo(big + "y" + big);
+        }
+    }
+
+    @Test
     void aChainOfSendsEachStartedWhenThePreviousIsWrittenDoesNotRecurse() throws Exception {
         try (WsServer server = WsServer.start(new Router().ws("/ws", recording))) {
             JdkWsClient client = JdkWsClient.connect(server.uri("/ws"));
