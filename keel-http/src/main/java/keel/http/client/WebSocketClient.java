@@ -4,6 +4,7 @@ import keel.core.buffer.BufferPool;
 import keel.core.loop.EventLoop;
 import keel.core.loop.LoopGroup;
 import keel.http.ws.WsConnection;
+import keel.http.ws.WsHandshake;
 import keel.http.ws.WsListener;
 import keel.http.ws.WsOptions;
 import keel.http.ws.WsSession;
@@ -65,6 +66,8 @@ public final class WebSocketClient implements AutoCloseable {
         this.settings = new WsConnection.Settings(Objects.requireNonNull(options, "options"), HIGH_WATER_MARK, LOW_WATER_MARK,
                 Duration.ofSeconds(2));
         for (EventLoop loop : loops.loops()) buffers.put(loop, new BufferPool(16 * 1024, 64));
+        WsHandshake.prepare(); // the loops check accept keys: load SHA-1 here, not on a loop
+        random.nextInt(); // seeds the generator here too (keys and masks are drawn on the loops)
     }
 
     /** A client with its own event loop and the default options; {@link #close()} stops the loop. */

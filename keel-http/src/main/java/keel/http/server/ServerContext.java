@@ -2,7 +2,9 @@ package keel.http.server;
 
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
+import keel.http.router.Route;
 import keel.http.ws.WsConnection;
+import keel.http.ws.WsHandshake;
 
 /** What both transports share for one running server: options, dispatcher, observer, and whether it is stopping. */
 final class ServerContext {
@@ -23,6 +25,7 @@ final class ServerContext {
         // Larger than the head limit, so a buffer full of head bytes always means 431, never a stall.
         this.readBufferSize = Math.max(16 * 1024, Integer.highestOneBit(limits.maxHeadSize()) * 2);
         Http1Writer.prepare();
+        if (dispatcher.routes().routes().stream().anyMatch(route -> route.endpoint() instanceof Route.WebSocket)) WsHandshake.prepare();
         this.webSocketSettings = new WsConnection.Settings(options.webSocket(), options.waterMarks().high(),
                 options.waterMarks().low(), options.timeouts().lingerDrain());
     }

@@ -66,6 +66,14 @@ public final class WsHandshake {
         out.putAscii("\r\n\r\n");
     }
 
+    /**
+     * Does the one-time work of the first handshake now (loading the SHA-1 provider took over 100 ms
+     * on a cold JVM), so it does not stall an event loop on the first upgrade.
+     */
+    public static void prepare() {
+        acceptKey("dGhlIHNhbXBsZSBub25jZQ==");
+    }
+
     /** RFC 6455 §4.2.2: base64 of the SHA-1 of the key and the GUID. */
     public static String acceptKey(String key) {
         try {
