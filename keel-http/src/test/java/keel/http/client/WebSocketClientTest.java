@@ -126,16 +126,18 @@ class WebSocketClientTest {
     }
 
     @Test
-    void masksEveryFrameWithItsOwnKey() throws Exception {
+    void masksEveryFrameWithItsOwnKeyAndReadsFramesSentWithThe101() throws Exception {
         try (ServerSocket fake = new ServerSocket(0)) {
             CompletableFuture<WsSession> connecting = client.connect(URI.create("ws://127.0.0.1:" + fake.getLocalPort() + "/raw"), recording);
             try (Socket socket = fake.accept()) {
                 DataInputStream in = new DataInputStream(socket.getInputStream());
                 String head = readHead(in);
                 String key = head.lines().filter(l -> l.startsWith("Sec-WebSocket-Key: ")).findFirst().orElseThrow().substring(19);
+                // The 101 and a first frame in one write: the frame must reach the listener.
                 socket.getOutputStream().write(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                        + "Sec-WebSocket-Accept: " + WsHandshake.acceptKey(key) + "\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                        + "Sec-WebSocket-Accept: " + WsHandshake.acceptKey(key) + "\r\n\r\n\u0081\u0005hello").getBytes(StandardCharsets.ISO_8859_1));
                 WsSession session = connecting.get(5, TimeUnit.SECONDS);
+                assertThat(next()).isEqualTo("hello");
                 session.send("same");
                 session.send("same");
                 byte[][] masks = new byte[2][];

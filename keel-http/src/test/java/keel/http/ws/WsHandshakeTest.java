@@ -57,6 +57,21 @@ class WsHandshakeTest {
     }
 
     @Test
+    void framesSentRightBehindTheUpgradeRequestAreNotLost() {
+        Router router = new Router().ws("/echo", WsEchoTest.ECHO);
+        try (WsServer server = WsServer.start(router); RawWsClient client = RawWsClient.connect(server.port())) {
+            byte[] request = RawWsClient.handshake("/echo", "").getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+            byte[] frames = Frames.of().masked(true, FrameDecoder.TEXT, "first").masked(true, FrameDecoder.TEXT, "second").build();
+            byte[] together = java.util.Arrays.copyOf(request, request.length + frames.length);
+            System.arraycopy(frames, 0, together, request.length, frames.length);
+            client.send(together); // one write: the server reads the head and the frames at once
+            assertThat(client.readHead()).startsWith("HTTP/1.1 101 ");
+            assertThat(client.readFrame().text()).isEqualTo("first");
+            assertThat(client.readFrame().text()).isEqualTo("second");
+        }
+    }
+
+    @Test
     void aPlainGetGets426NamingTheUpgrade() {
         try (WsServer server = WsServer.start(router())) {
             String response = exchange(server, "GET /ws HTTP/1.1\r\nHost: x\r\n\r\n");
