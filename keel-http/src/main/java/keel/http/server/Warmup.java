@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Flow;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -29,6 +30,8 @@ public final class Warmup {
     public static final int DEFAULT_REQUESTS = 3000;
     public static final Duration DEFAULT_BUDGET = Duration.ofSeconds(5);
     private static final int IN_FLIGHT = 8;
+    /** Set by the first run that answered all its requests: compiled code serves the whole JVM. */
+    private static final AtomicBoolean COMPLETED = new AtomicBoolean();
     private static final byte[] PAYLOAD = "{\"warm\":true,\"items\":[1,2,3]}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
     /** What a warm-up did: requests answered (any status), calls that failed, and how long it took. */
@@ -39,6 +42,11 @@ public final class Warmup {
     }
 
     private Warmup() {
+    }
+
+    /** True once a run in this JVM answered all the requests it was asked for. */
+    public static boolean completedInThisJvm() {
+        return COMPLETED.get();
     }
 
     /** Serves the warm-up routes with options like {@code like} on a free loopback port and drives them with {@code client}. */
@@ -60,6 +68,7 @@ public final class Warmup {
                 });
             }
             window.tryAcquire(IN_FLIGHT, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (answered.get() >= requests) COMPLETED.set(true);
             return new Report(answered.get(), failed.get(), Duration.ofNanos(System.nanoTime() - start));
         } finally {
             server.stop(Duration.ofSeconds(1));
