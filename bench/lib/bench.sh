@@ -1,6 +1,14 @@
 # shellcheck shell=bash
-# Helpers shared by the bench scripts. Source after defining log() (and setting ROOT, PORT,
+# Helpers shared by the bench scripts. Source after defining log() and die() (and setting ROOT, PORT,
 # CLIENT_CPU as the helpers below use them).
+
+# Dies unless every variable named holds a non-negative integer.
+require_integers() {
+  local v
+  for v in "$@"; do
+    [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a non-negative integer, got '${!v}'"
+  done
+}
 
 # True when something listens on 127.0.0.1:$PORT.
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; }

@@ -26,6 +26,7 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
         AtomicReference<HttpServer> running = new AtomicReference<>();
         AtomicReference<FanOutRoutes.Scenarios> scenarios = new AtomicReference<>();
         Router router = BenchmarkRoutes.register(new Router());
+        WsRoutes.register(router);
         MockUpstream upstream = MockUpstream.register(router, lab.upstreamDelay());
         FanOutRoutes.register(router, scenarios::get);
         AdminRoutes.register(router, running::get);

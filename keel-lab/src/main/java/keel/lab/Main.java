@@ -131,7 +131,8 @@ public final class Main {
 
                 The lab app serves GET /benchmark/hello, /benchmark/json, /benchmark/cpu?n=35,
                 /benchmark/cpu-heavy?limit=10000, /benchmark/latency?ms=100, /benchmark/latency-async?ms=100,
-                /benchmark/mixed and /benchmark/health, plus /metrics (Prometheus) and /keel/routes.
+                /benchmark/mixed and /benchmark/health, plus /metrics (Prometheus) and /keel/routes, and the
+                WebSocket endpoints ws://HOST:PORT/ws/echo (echo) and /ws/fib (each text n answers n=Fibonacci(n)).
                 Client scenarios: POST /orders/refine and GET /devices/{id}/status (?style=async|blocking)
                 call the embedded mock upstream (POST /upstream/refine-address, GET /upstream/devices/{id}/{aspect}).
                 --transport, --execution and --threads apply to every benchmark route, so the execution

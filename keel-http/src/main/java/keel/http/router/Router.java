@@ -3,6 +3,8 @@ package keel.http.router;
 import keel.http.AsyncHandler;
 import keel.http.Handler;
 import keel.http.server.Execution;
+import keel.http.ws.WsEndpoint;
+import keel.http.ws.WsListener;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -78,6 +80,19 @@ public final class Router {
 
     public Router postAsync(String path, AsyncHandler handler) {
         return routeAsync("POST", path, handler);
+    }
+
+    /**
+     * A WebSocket route: {@code GET path} upgrades (a request without the upgrade gets 426), and
+     * {@code listener} gets the events of each session, under this view's execution.
+     */
+    public Router ws(String path, WsListener listener) {
+        return ws(path, WsEndpoint.of(Objects.requireNonNull(listener, "listener")));
+    }
+
+    /** A WebSocket route with handshake hooks (origin check, subprotocols). */
+    public Router ws(String path, WsEndpoint endpoint) {
+        return route("GET", path, new Route.WebSocket(Objects.requireNonNull(endpoint, "endpoint")));
     }
 
     public Router route(String method, String path, Handler handler) {

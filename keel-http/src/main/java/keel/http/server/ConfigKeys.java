@@ -85,7 +85,19 @@ public final class ConfigKeys {
             key("guard.blocked-threshold", "--blocked-threshold", "a loop stuck in one turn this long is reported with its stack",
                     o -> ConfigValues.duration(o.guard().blockedThreshold()), (b, v) -> b.blockedThreshold(ConfigValues.duration(v))),
             key("guard.on-blocked", "--on-blocked", "warn, or offload: run a route caught blocking on virtual threads from then on",
-                    o -> o.guard().onBlocked().word(), (b, v) -> b.onBlocked(ConfigValues.word(v, ServerOptions.OnBlocked.class))));
+                    o -> o.guard().onBlocked().word(), (b, v) -> b.onBlocked(ConfigValues.word(v, ServerOptions.OnBlocked.class))),
+            key("websocket.max-frame-size", "--ws-max-frame-size", "largest WebSocket frame payload accepted (close 1009)",
+                    o -> ConfigValues.size(o.webSocket().maxFrameSize()), (b, v) -> b.wsMaxFrameSize((int) ConfigValues.size(v, 125, MAX_BODY))),
+            key("websocket.max-message-size", "--ws-max-message-size", "largest WebSocket message, fragments together (close 1009)",
+                    o -> ConfigValues.size(o.webSocket().maxMessageSize()), (b, v) -> b.wsMaxMessageSize((int) ConfigValues.size(v, 1, MAX_BODY))),
+            key("websocket.max-queued-output", "--ws-max-queued-output", "bytes a WebSocket session may queue for sending; past it a send fails",
+                    o -> ConfigValues.size(o.webSocket().maxQueuedOutput()), (b, v) -> b.wsMaxQueuedOutput((int) ConfigValues.size(v, 1, MAX_BODY))),
+            key("websocket.close-timeout", "--ws-close-timeout", "how long a WebSocket close handshake may take before TCP closes anyway",
+                    o -> ConfigValues.duration(o.webSocket().closeTimeout()), (b, v) -> b.wsCloseTimeout(ConfigValues.duration(v))),
+            key("websocket.idle-timeout", "--ws-idle-timeout", "a WebSocket session that receives nothing this long is closed (1001)",
+                    o -> ConfigValues.duration(o.webSocket().idleTimeout()), (b, v) -> b.wsIdleTimeout(ConfigValues.duration(v))),
+            key("websocket.ping-interval", "--ws-ping-interval", "how often a keep-alive ping goes to each WebSocket session (0s: never)",
+                    o -> ConfigValues.duration(o.webSocket().pingInterval()), (b, v) -> b.wsPingInterval(ConfigValues.duration(v))));
 
     private ConfigKeys() {
     }

@@ -8,6 +8,9 @@ import keel.http.Response;
 import keel.http.router.Route;
 import keel.http.router.RouteMatch;
 import keel.http.router.RouteTable;
+import keel.http.ws.WsConnection;
+import keel.http.ws.WsEndpoint;
+import keel.http.ws.WsHandshake;
 
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -17,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
@@ -79,19 +83,29 @@ final class Dispatcher implements AutoCloseable {
         return routes;
     }
 
+    /** A connection that can become a WebSocket (the nio transport's). */
+    interface Upgradable {
+        /**
+         * On the connection's loop, before {@code dispatch} returns: answer 101 for {@code accepted}
+         * and hand the socket to a {@link WsConnection} with {@code binding}; {@code release} runs
+         * once when that connection closes. {@code done} is not called for this request.
+         */
+        void upgrade(WsHandshake.Accepted accepted, WsConnection.Binding binding, Runnable release);
+    }
+
     /**
      * Routes {@code request} and answers through {@code done}, possibly before this method returns.
      * {@code loop} is the connection's event loop: an {@code EVENT_LOOP} handler runs on it, labelled
-     * with its route for the watchdog.
+     * with its route for the watchdog. A handshake a WebSocket route accepts goes to {@code upgradable}.
      */
-    void dispatch(Request request, Consumer<Response> done, EventLoop loop) {
-        resolve(request, done, loop, false);
+    void dispatch(Request request, Consumer<Response> done, EventLoop loop, Upgradable upgradable) {
+        resolve(request, done, loop, false, upgradable);
     }
 
     /** For the blocking transport: routes and runs the handler on the calling thread, waiting for an async one. */
     Response respond(Request request) {
         CompletableFuture<Response> answer = new CompletableFuture<>();
-        resolve(request, answer::complete, null, true);
+        resolve(request, answer::complete, null, true, null);
         try {
             return answer.get();
         } catch (InterruptedException e) {
@@ -102,7 +116,7 @@ final class Dispatcher implements AutoCloseable {
         }
     }
 
-    private void resolve(Request request, Consumer<Response> done, EventLoop loop, boolean onCallingThread) {
+    private void resolve(Request request, Consumer<Response> done, EventLoop loop, boolean onCallingThread, Upgradable upgradable) {
         long start = observing ? System.nanoTime() : 0;
         RouteMatch match;
         try {
@@ -118,6 +132,10 @@ final class Dispatcher implements AutoCloseable {
             case RouteMatch.Found found -> {
                 Route route = found.route();
                 Consumer<Response> answer = recorded(done, request, route, start);
+                if (upgradable != null && route.endpoint() instanceof Route.WebSocket webSocket) {
+                    upgrade(route, webSocket.endpoint(), request.withPathParams(found.pathParams()), answer, upgradable, start);
+                    return;
+                }
                 Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
                 if (limit != null) {
                     if (!limit.tryAcquire()) {
@@ -146,21 +164,11 @@ final class Dispatcher implements AutoCloseable {
                 }
             }
             case WORKER_POOL -> {
-                if (!workerPermits.tryAcquire()) {
-                    reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", done);
-                    return;
-                }
                 try {
-                    workers.execute(() -> {
-                        try {
-                            invoke(route, request, done);
-                        } finally {
-                            workerPermits.release();
-                        }
-                    });
-                } catch (RejectedExecutionException stopped) {
-                    workerPermits.release();
-                    reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", done);
+                    runOnWorker(() -> invoke(route, request, done));
+                } catch (RejectedExecutionException refused) {
+                    if (workers.isShutdown()) reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", done);
+                    else reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", done);
                 }
             }
             case VIRTUAL_THREAD -> {
@@ -171,6 +179,78 @@ final class Dispatcher implements AutoCloseable {
                 virtualThreads.newThread(() -> invoke(route, request, releasing(virtualPermits, done))).start();
             }
         }
+    }
+
+    /** Checks the handshake (its hooks run here, on the loop) and hands an accepted one to the connection. */
+    private void upgrade(Route route, WsEndpoint endpoint, Request request, Consumer<Response> refuse, Upgradable upgradable, long start) {
+        WsHandshake.Outcome outcome;
+        try {
+            outcome = WsHandshake.check(request, endpoint);
+        } catch (Throwable failure) {
+            refuse.accept(Responses.forException(failure, request));
+            return;
+        }
+        switch (outcome) {
+            case WsHandshake.Refused refused -> refuse.accept(refused.response());
+            case WsHandshake.Accepted accepted -> {
+                // A WebSocket route's limit counts open sessions: the permit is held until the session closes.
+                Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
+                if (limit != null && !limit.tryAcquire()) {
+                    reject(ServerObserver.Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", refuse);
+                    return;
+                }
+                if (observing) {
+                    try {
+                        observer.onResponse(request.method(), route.path(), 101, System.nanoTime() - start);
+                    } catch (RuntimeException e) {
+                        LOG.warn("observer_failed", e, "event", "response");
+                    }
+                }
+                var binding = new WsConnection.Binding(endpoint.listener(), request, accepted.subprotocol(), listenerExecutor(route), route);
+                upgradable.upgrade(accepted, binding, limit == null ? () -> { } : limit::release);
+            }
+        }
+    }
+
+    /**
+     * Where a WebSocket route's callbacks run: null for inline on the loop; otherwise an executor
+     * that throws {@link RejectedExecutionException} when its pool or limit is full.
+     */
+    private Executor listenerExecutor(Route route) {
+        Execution execution = route.executionOr(defaultExecution);
+        if (execution == Execution.EVENT_LOOP && anyOffloaded && offloaded.contains(route)) execution = Execution.VIRTUAL_THREAD;
+        return switch (execution) {
+            case EVENT_LOOP -> null;
+            case WORKER_POOL -> this::runOnWorker;
+            case VIRTUAL_THREAD -> this::runOnVirtualThread;
+        };
+    }
+
+    private void runOnWorker(Runnable task) {
+        if (!workerPermits.tryAcquire()) throw new RejectedExecutionException("worker pool is full");
+        try {
+            workers.execute(() -> {
+                try {
+                    task.run();
+                } finally {
+                    workerPermits.release();
+                }
+            });
+        } catch (RejectedExecutionException stopped) {
+            workerPermits.release();
+            throw stopped;
+        }
+    }
+
+    private void runOnVirtualThread(Runnable task) {
+        if (!virtualPermits.tryAcquire()) throw new RejectedExecutionException("virtual-thread concurrency limit reached");
+        virtualThreads.newThread(() -> {
+            try {
+                task.run();
+            } finally {
+                virtualPermits.release();
+            }
+        }).start();
     }
 
     private void reject(ServerObserver.Rejection reason, String text, Consumer<Response> done) {
@@ -235,6 +315,8 @@ final class Dispatcher implements AutoCloseable {
                 }
                 done.accept(response);
             }
+            case Route.WebSocket webSocket -> done.accept(Responses.error(501,
+                    "WebSocket routes need the nio transport (server.transport: nio)"));
             case Route.Async async -> {
                 CompletionStage<Response> stage;
                 try {

@@ -4,11 +4,14 @@ import keel.core.buffer.WriteQueue;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.loop.IoHandler;
+import keel.core.net.LingeringDrain;
 import keel.http.Request;
 import keel.http.Response;
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
 import keel.http.codec.ParseResult;
+import keel.http.ws.WsConnection;
+import keel.http.ws.WsHandshake;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -30,18 +33,21 @@ import java.util.function.Consumer;
  *         │ bad input, timeout,           │ (close requested)
  *         │ connection limit              ▼
  *         └──────error response────────► CLOSING ──flushed──► LINGERING ──EOF/timeout──► CLOSED
+ *
+ *   HANDLING ──a WebSocket route accepted the handshake: 101──► UPGRADED ──its WsConnection closed──► CLOSED
  * </pre>
+ *
+ * After a 101 the socket's key, write queue and unread input belong to a {@link WsConnection}; this
+ * object stays in its loop's set only to be counted, stopped ({@code 1001}) and closed with the others.
  *
  * Responses leave in request order because a connection handles one request at a time: pipelined
  * requests wait in the read buffer. Reading stops while a handler runs and while more than the high
  * water mark of output waits, so a client that does not read cannot grow server memory.
  */
-final class NioConnection implements IoHandler {
+final class NioConnection implements IoHandler, Dispatcher.Upgradable {
     private static final Log LOG = Log.of(NioConnection.class);
-    /** Input a lingering close reads and drops before it gives up waiting for the client's FIN. */
-    private static final long MAX_LINGER_DRAIN_BYTES = 1 << 20;
 
-    private enum State { READING, HANDLING, STREAMING, CLOSING, LINGERING, CLOSED }
+    private enum State { READING, HANDLING, STREAMING, CLOSING, LINGERING, UPGRADED, CLOSED }
 
     /** What the connection waits for, and so which timeout applies. */
     private enum Wait { NONE, IDLE, HEAD, BODY, WRITE, LINGER }
@@ -64,7 +70,11 @@ final class NioConnection implements IoHandler {
     private boolean processing;
     private Request current;
     private ResponseStream stream;
-    private long drained;
+    private LingeringDrain lingering;
+    /** After a 101: the WebSocket that owns the socket now, and its start while the parser unwinds. */
+    private WsConnection webSocket;
+    private Runnable startWebSocket;
+    private Runnable releaseUpgrade;
 
     NioConnection(long id, SocketChannel channel, LoopConnections home) {
         this.id = id;
@@ -185,6 +195,12 @@ final class NioConnection implements IoHandler {
         } finally {
             processing = false;
         }
+        if (startWebSocket != null) {
+            Runnable start = startWebSocket;
+            startWebSocket = null;
+            start.run();
+            return;
+        }
         updateWaitAndInterest();
     }
 
@@ -216,7 +232,7 @@ final class NioConnection implements IoHandler {
         state = State.HANDLING;
         // The next wait (idle, or the next pipelined head) starts its own deadline when this exchange ends.
         waitFor(Wait.NONE, false);
-        home.context().dispatcher().dispatch(request, onResponse, loop);
+        home.context().dispatcher().dispatch(request, onResponse, loop, this);
     }
 
     /** The dispatcher's callback: moves the response onto this connection's loop. */
@@ -267,6 +283,39 @@ final class NioConnection implements IoHandler {
             Http1Writer.writeFixed(out, response, head, close, !request.isHttp11());
             finishExchange(close);
         }
+    }
+
+    /**
+     * A WebSocket route accepted the handshake (called inside {@code dispatch}, so inside the parse
+     * loop): queue the 101 now; the WebSocket takes the socket, the write queue and the input read
+     * past the request once the parse loop has stopped.
+     */
+    @Override
+    public void upgrade(WsHandshake.Accepted accepted, WsConnection.Binding binding, Runnable release) {
+        WsHandshake.writeSwitchingProtocols(out, accepted);
+        current = null;
+        state = State.UPGRADED;
+        releaseUpgrade = release;
+        startWebSocket = () -> {
+            ByteBuffer leftover = in;
+            in = null;
+            var transport = new WsConnection.Transport(channel, key, loop, home.buffers(), out, leftover);
+            webSocket = WsConnection.start(id, null, binding, home.context().webSocketSettings(), transport, this::onWebSocketClosed);
+        };
+    }
+
+    private void onWebSocketClosed() {
+        releaseUpgrade();
+        if (state == State.CLOSED) return;
+        state = State.CLOSED;
+        home.remove(this);
+    }
+
+    /** Gives back what the upgrade held (a route's session permit), once. */
+    private void releaseUpgrade() {
+        Runnable release = releaseUpgrade;
+        releaseUpgrade = null;
+        if (release != null) release.run();
     }
 
     /** After a response is fully queued: read the next request, or close once the bytes are out. */
@@ -339,39 +388,34 @@ final class NioConnection implements IoHandler {
         out.clear();
         releaseInput();
         try {
-            channel.shutdownOutput();
+            lingering = LingeringDrain.start(channel);
         } catch (IOException e) {
             close();
             return;
         }
-        drained = 0;
         waitFor(Wait.LINGER, true);
         updateInterest();
     }
 
     private void drain() throws IOException {
-        ByteBuffer scratch = home.buffers().acquire();
-        try {
-            int n;
-            while ((n = channel.read(scratch.clear())) > 0) {
-                drained += n;
-                if (drained > MAX_LINGER_DRAIN_BYTES) break;
-            }
-            if (n < 0 || drained > MAX_LINGER_DRAIN_BYTES) close();
-        } finally {
-            home.buffers().release(scratch);
-        }
+        if (lingering.drain(channel, home.buffers())) close();
     }
 
     /** For a stopping server: a connection between requests closes now; a busy one finishes its exchange first. */
     void closeIfIdle() {
+        if (state == State.UPGRADED && webSocket != null) webSocket.goAway();
         if (state == State.READING && in == null && parser.isBetweenRequests() && out.isEmpty()) closeLingering();
     }
 
     void close() {
         if (state == State.CLOSED) return;
+        if (state == State.UPGRADED && webSocket != null) {
+            webSocket.abort(); // its close callback removes this connection
+            return;
+        }
         state = State.CLOSED;
         wait = Wait.NONE;
+        releaseUpgrade(); // closed between the 101 and the WebSocket's start
         if (stream != null) {
             try {
                 stream.cancel();

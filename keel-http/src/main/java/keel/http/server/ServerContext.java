@@ -2,6 +2,9 @@ package keel.http.server;
 
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
+import keel.http.router.Route;
+import keel.http.ws.WsConnection;
+import keel.http.ws.WsHandshake;
 
 /** What both transports share for one running server: options, dispatcher, observer, and whether it is stopping. */
 final class ServerContext {
@@ -10,6 +13,7 @@ final class ServerContext {
     private final ServerObserver observer;
     private final Http1Parser.Limits parserLimits;
     private final int readBufferSize;
+    private final WsConnection.Settings webSocketSettings;
     private volatile boolean stopping;
 
     ServerContext(ServerOptions options, Dispatcher dispatcher, ServerObserver observer) {
@@ -21,6 +25,13 @@ final class ServerContext {
         // Larger than the head limit, so a buffer full of head bytes always means 431, never a stall.
         this.readBufferSize = Math.max(16 * 1024, Integer.highestOneBit(limits.maxHeadSize()) * 2);
         Http1Writer.prepare();
+        if (dispatcher.routes().routes().stream().anyMatch(route -> route.endpoint() instanceof Route.WebSocket)) WsHandshake.prepare();
+        this.webSocketSettings = new WsConnection.Settings(options.webSocket(), options.waterMarks().high(),
+                options.waterMarks().low(), options.timeouts().lingerDrain());
+    }
+
+    WsConnection.Settings webSocketSettings() {
+        return webSocketSettings;
     }
 
     ServerOptions options() {

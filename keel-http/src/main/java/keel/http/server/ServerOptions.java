@@ -1,5 +1,7 @@
 package keel.http.server;
 
+import keel.http.ws.WsOptions;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -12,12 +14,13 @@ import java.util.Objects;
  * @param transport {@code nio} or {@code blocking}
  * @param execution default execution of routes that do not set one (nio transport)
  * @param threads   thread kind of the blocking transport
+ * @param webSocket the limits and timeouts of WebSocket sessions (nio transport; see {@link WsOptions})
  * @param warmup    run the hot paths (JIT), loops, buffer pools and the resolver before the port opens
  *                  ({@link HttpServer#warmup})
  */
 public record ServerOptions(String host, int port, Transport transport, Execution execution, Threads threads,
                             Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks, Guard guard,
-                            boolean warmup) {
+                            WsOptions webSocket, boolean warmup) {
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
@@ -25,6 +28,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         Objects.requireNonNull(execution, "execution");
         Objects.requireNonNull(threads, "threads");
         Objects.requireNonNull(guard, "guard");
+        Objects.requireNonNull(webSocket, "webSocket");
         if (port < 0 || port > 65_535) throw new IllegalArgumentException("port must be in 0..65535: " + port);
     }
 
@@ -157,6 +161,12 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.lagProbeInterval = guard.lagProbeInterval();
         b.blockedThreshold = guard.blockedThreshold();
         b.onBlocked = guard.onBlocked();
+        b.wsMaxFrameSize = webSocket.maxFrameSize();
+        b.wsMaxMessageSize = webSocket.maxMessageSize();
+        b.wsMaxQueuedOutput = webSocket.maxQueuedOutput();
+        b.wsCloseTimeout = webSocket.closeTimeout();
+        b.wsIdleTimeout = webSocket.idleTimeout();
+        b.wsPingInterval = webSocket.pingInterval();
         b.warmup = warmup;
         return b;
     }
@@ -198,6 +208,12 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         private Duration lagProbeInterval = Duration.ofMillis(100);
         private Duration blockedThreshold = Duration.ofMillis(100);
         private OnBlocked onBlocked = OnBlocked.WARN;
+        private int wsMaxFrameSize = WsOptions.defaults().maxFrameSize();
+        private int wsMaxMessageSize = WsOptions.defaults().maxMessageSize();
+        private int wsMaxQueuedOutput = WsOptions.defaults().maxQueuedOutput();
+        private Duration wsCloseTimeout = WsOptions.defaults().closeTimeout();
+        private Duration wsIdleTimeout = WsOptions.defaults().idleTimeout();
+        private Duration wsPingInterval = WsOptions.defaults().pingInterval();
         private boolean warmup = false;
 
         private Builder() {
@@ -229,6 +245,12 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder lagProbeInterval(Duration lagProbeInterval) { this.lagProbeInterval = lagProbeInterval; return this; }
         public Builder blockedThreshold(Duration blockedThreshold) { this.blockedThreshold = blockedThreshold; return this; }
         public Builder onBlocked(OnBlocked onBlocked) { this.onBlocked = onBlocked; return this; }
+        public Builder wsMaxFrameSize(int wsMaxFrameSize) { this.wsMaxFrameSize = wsMaxFrameSize; return this; }
+        public Builder wsMaxMessageSize(int wsMaxMessageSize) { this.wsMaxMessageSize = wsMaxMessageSize; return this; }
+        public Builder wsMaxQueuedOutput(int wsMaxQueuedOutput) { this.wsMaxQueuedOutput = wsMaxQueuedOutput; return this; }
+        public Builder wsCloseTimeout(Duration wsCloseTimeout) { this.wsCloseTimeout = wsCloseTimeout; return this; }
+        public Builder wsIdleTimeout(Duration wsIdleTimeout) { this.wsIdleTimeout = wsIdleTimeout; return this; }
+        public Builder wsPingInterval(Duration wsPingInterval) { this.wsPingInterval = wsPingInterval; return this; }
         public Builder warmup(boolean warmup) { this.warmup = warmup; return this; }
 
         public ServerOptions build() {
@@ -237,7 +259,9 @@ public record ServerOptions(String host, int port, Transport transport, Executio
                     new Timeouts(headReadTimeout, idleTimeout, lingerDrain, grace),
                     new Pools(loops, workerThreads, workerQueue, virtualThreadLimit, blockingThreads, blockingQueue),
                     new WaterMarks(highWaterMark, lowWaterMark),
-                    new Guard(guardEnabled, lagProbeInterval, blockedThreshold, onBlocked), warmup);
+                    new Guard(guardEnabled, lagProbeInterval, blockedThreshold, onBlocked),
+                    new WsOptions(wsMaxFrameSize, wsMaxMessageSize, wsMaxQueuedOutput, wsCloseTimeout, wsIdleTimeout, wsPingInterval),
+                    warmup);
         }
     }
 }

@@ -1,0 +1,81 @@
+package keel.http.ws;
+
+import keel.core.buffer.WriteQueue;
+
+import java.io.IOException;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
+import java.util.random.RandomGenerator;
+
+/**
+ * The frames of one connection on their way out: encodes them into the transport's write queue and
+ * completes each application send once its last byte has been written to the socket, found by
+ * counting bytes (a send is done when the bytes written pass the end of its frame). Loop thread.
+ */
+final class Outbound {
+    /** A send in the write queue: done once {@code endMark} bytes have been written. */
+    private record InFlight(long endMark, Session.Outgoing outgoing) {
+    }
+
+    private final WriteQueue out;
+    private final RandomGenerator maskKeys;
+    private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+    private long encoded;
+    private long written;
+
+    /** {@code maskKeys} is null on a server. Bytes already in {@code out} (a 101 answer) go first and complete no send. */
+    Outbound(WriteQueue out, RandomGenerator maskKeys) {
+        this.out = out;
+        this.maskKeys = maskKeys;
+        this.encoded = out.pendingBytes();
+    }
+
+    /** Bytes a frame with this payload takes on the wire from this side. */
+    int frameLength(int payloadLength) {
+        return FrameEncoder.frameLength(payloadLength, maskKeys != null);
+    }
+
+    void write(Session.Outgoing outgoing) {
+        FrameEncoder.write(out, outgoing.opcode(), outgoing.fin(), outgoing.payload(), maskKeys);
+        encoded += outgoing.wireBytes();
+        inFlight.addLast(new InFlight(encoded, outgoing));
+    }
+
+    /** A frame of Keel's own (pong, ping, a failing Close) that completes nothing. */
+    void writeControl(int opcode, byte[] payload) {
+        FrameEncoder.write(out, opcode, payload, maskKeys);
+        encoded += frameLength(payload.length);
+    }
+
+    /** Writes what the socket takes. */
+    void writeTo(SocketChannel channel) throws IOException {
+        if (out.isEmpty()) return;
+        long before = out.pendingBytes();
+        out.writeTo(channel);
+        written += before - out.pendingBytes();
+    }
+
+    /** Completes the sends whose last byte is out; their continuations may send again (re-entering the connection). */
+    void completeWritten(Session session) {
+        InFlight head;
+        while ((head = inFlight.peekFirst()) != null && head.endMark() <= written) {
+            inFlight.pollFirst();
+            session.written(head.outgoing());
+        }
+    }
+
+    /** Drops what was not written; the sends it held fail with {@code cause}. */
+    void clear(Session session, Throwable cause) {
+        out.clear();
+        InFlight head;
+        while ((head = inFlight.pollFirst()) != null) session.failed(head.outgoing(), cause);
+    }
+
+    boolean isEmpty() {
+        return out.isEmpty();
+    }
+
+    long pendingBytes() {
+        return out.pendingBytes();
+    }
+}

@@ -1,0 +1,39 @@
+package keel.http.ws;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The WebSocket knobs of a server ({@code websocket.*} keys) or a client.
+ *
+ * @param maxFrameSize    largest frame payload accepted; past it the session closes with 1009
+ * @param maxMessageSize  largest message, fragments together; past it 1009
+ * @param maxQueuedOutput bytes a session may queue for sending; past it a send fails with
+ *                        {@link WsOverflowException} (the water marks come before it)
+ * @param closeTimeout    how long a close handshake (and the flush before a failing close) may take
+ *                        before the connection is closed anyway
+ * @param idleTimeout     a session that receives nothing (no message, no pong) this long is closed with 1001
+ * @param pingInterval    how often a ping is sent to keep the connection (and NAT mappings) alive; 0 turns it off
+ */
+public record WsOptions(int maxFrameSize, int maxMessageSize, int maxQueuedOutput, Duration closeTimeout,
+                        Duration idleTimeout, Duration pingInterval) {
+    public WsOptions {
+        if (maxFrameSize < FrameEncoder.MAX_CONTROL_PAYLOAD) throw new IllegalArgumentException("websocket.max-frame-size must be >= 125: " + maxFrameSize);
+        if (maxMessageSize < 1) throw new IllegalArgumentException("websocket.max-message-size must be >= 1: " + maxMessageSize);
+        if (maxQueuedOutput < 1) throw new IllegalArgumentException("websocket.max-queued-output must be >= 1: " + maxQueuedOutput);
+        positive("websocket.close-timeout", closeTimeout);
+        positive("websocket.idle-timeout", idleTimeout);
+        Objects.requireNonNull(pingInterval, "websocket.ping-interval");
+        if (pingInterval.isNegative()) throw new IllegalArgumentException("websocket.ping-interval must be >= 0: " + pingInterval);
+    }
+
+    /** 1 MiB frames, 4 MiB messages, 1 MiB queued output, 5 s close timeout, 2 min idle, a ping every 30 s. */
+    public static WsOptions defaults() {
+        return new WsOptions(1 << 20, 4 << 20, 1 << 20, Duration.ofSeconds(5), Duration.ofMinutes(2), Duration.ofSeconds(30));
+    }
+
+    private static void positive(String name, Duration value) {
+        Objects.requireNonNull(value, name);
+        if (value.isNegative() || value.isZero()) throw new IllegalArgumentException(name + " must be > 0: " + value);
+    }
+}
