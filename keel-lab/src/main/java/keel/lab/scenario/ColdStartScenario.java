@@ -6,14 +6,12 @@ import keel.lab.report.ScenarioResult;
 import keel.lab.report.TableBuilder;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * {@code cold-start}: what warm-up buys a fresh JVM. Server: launch to port open, to the first 200,
@@ -59,7 +57,7 @@ public final class ColdStartScenario implements Scenario {
                 "requests: each on a new connection with Connection: close, one after the other, from this JVM (like curl); "
                         + "latency from connect to the end of the answer",
                 "repeats: " + repeats + " fresh JVM(s) per row; figures are the median (min–max)"));
-        if (probeAvailable()) {
+        if (JavaMain.available(PROBE)) {
             TableBuilder client = new TableBuilder("Client: a fresh JVM's first call to a warm upstream vs the next " + CALLS,
                     "warm-up", "first ms", "median ms", "p90 ms", "first/median", "warm-up ms");
             clientRows(run, repeats, client, summary);
@@ -113,34 +111,11 @@ public final class ColdStartScenario implements Scenario {
 
     /** Runs the probe in a fresh JVM; its {@code key=value} line as numbers. */
     private static Map<String, Double> probe(LabRun run, String url, boolean warmup, int repeat) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
-        if (run.clientCpu() >= 0) command.addAll(List.of("taskset", "-c", Integer.toString(run.clientCpu())));
-        command.addAll(List.of(ProcessHandle.current().info().command().orElse("java"), "-cp", System.getProperty("java.class.path"),
-                PROBE, url, Boolean.toString(warmup), Integer.toString(CALLS)));
-        Path log = run.out().resolve("client-warmup-" + warmup + "-" + repeat + ".log");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        try {
-            if (!process.waitFor(60, TimeUnit.SECONDS)) throw new IOException(PROBE + " took over 60 s (log: " + log + ")");
-        } finally {
-            process.destroyForcibly();
-        }
-        String line = Files.readAllLines(log).stream().filter(l -> l.startsWith("first_us=")).findFirst()
-                .orElseThrow(() -> new IOException(PROBE + " printed no figures (exit " + process.exitValue() + ", log: " + log + ")"));
+        Map<String, String> pairs = JavaMain.run(run, run.out().resolve("client-warmup-" + warmup + "-" + repeat + ".log"),
+                Duration.ofSeconds(60), "first_us", PROBE, url, Boolean.toString(warmup), Integer.toString(CALLS));
         Map<String, Double> figures = new HashMap<>();
-        for (String pair : line.trim().split(" ")) {
-            String[] kv = pair.split("=", 2);
-            if (kv.length == 2) figures.put(kv[0], Double.parseDouble(kv[1]));
-        }
+        for (String key : pairs.keySet()) figures.put(key, JavaMain.number(pairs, key));
         return figures;
-    }
-
-    static boolean probeAvailable() {
-        try {
-            Class.forName(PROBE, false, ColdStartScenario.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException e) {
-            return false;
-        }
     }
 
     private static Cell ms(List<Map<String, Double>> probes, String key) {
