@@ -1,18 +1,30 @@
 package keel.lab.scenario;
 
+import keel.http.client.ClientRequest;
+import keel.lab.measure.LoadResult;
+import keel.lab.measure.MetricsSampler;
+import keel.lab.report.Figures;
+import keel.lab.report.Figures.Cell;
 import keel.lab.report.ScenarioResult;
+import keel.lab.report.TableBuilder;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
- * {@code gateway}: publishing to RabbitMQ from a handler, V1 (on the loop) to V4 (virtual threads).
- * Skipped, with the reason as its summary, when no broker answers on 127.0.0.1:5672.
+ * {@code gateway}: {@code POST /gateway/publish} to RabbitMQ, waiting for the broker's confirm, in
+ * the four gateway modes: V1 publishes on the event loop (the failure), V2 on the worker pool, V3
+ * async (no thread waits for the confirm), V4 on virtual threads. Skipped, with the reason as its
+ * summary, when no broker answers on 127.0.0.1:5672 or this build has no gateway.
  */
 public final class GatewayScenario implements Scenario {
-    static final String BROKER_HOST = "127.0.0.1";
-    static final int BROKER_PORT = 5672;
+    static final String GATEWAY_CLASS = "keel.amqp.gateway.Gateway";
+    static final String QUEUE = "keel.lab.gateway";
+    static final List<String[]> MODES = List.of(new String[]{"V1 event-loop", "event-loop"}, new String[]{"V2 worker-pool", "worker-pool"},
+            new String[]{"V3 async", "async"}, new String[]{"V4 virtual-thread", "virtual-thread"});
 
     @Override
     public String name() {
@@ -20,19 +32,74 @@ public final class GatewayScenario implements Scenario {
     }
 
     @Override
-    public ScenarioResult run(LabRun run) {
+    public ScenarioResult run(LabRun run) throws Exception {
         String title = "Gateway: publishing to RabbitMQ, V1–V4";
-        if (!brokerAnswers()) return ScenarioResult.skipped(name(), title, "no broker answers on " + BROKER_HOST + ":" + BROKER_PORT);
-        return ScenarioResult.skipped(name(), title, "not built: this build has no RabbitMQ publishing module (keel-amqp)");
+        if (!Broker.answers()) return ScenarioResult.skipped(name(), title, "no broker answers on " + Broker.HOST + ":" + Broker.PORT + " (bin/keel services up starts one)");
+        if (!JavaMain.available(GATEWAY_CLASS)) return ScenarioResult.skipped(name(), title, "not built: " + GATEWAY_CLASS + " is not on the classpath");
+        int users = run.quick() ? 50 : 200;
+        Duration duration = Duration.ofSeconds(run.quick() ? 3 : 15);
+        int repeats = run.quick() ? 1 : 2;
+        List<LoadRun> runs = new ArrayList<>();
+        List<long[]> delivered = new ArrayList<>(); // per run: 202s, messages on the queue after it (-1: unknown)
+        for (int repeat = 1; repeat <= repeats; repeat++) {
+            for (String[] mode : MODES) {
+                boolean purged = Broker.purge(QUEUE);
+                try (KeelProcess server = ServerUnderLoad.start(run, mode[1] + "-" + repeat, "--gateway-mode", mode[1],
+                        "--gateway-routing-key", QUEUE, "--loops", "2")) {
+                    String uri = server.uri("/gateway/publish").toString();
+                    LoadRun measured = ServerUnderLoad.measure(server, mode[0], users, duration, Duration.ofSeconds(10),
+                            user -> ClientRequest.post(uri, "{\"device\":\"lab-" + user + "\",\"temperature\":21.5}").header("Routing-Key", QUEUE));
+                    runs.add(measured);
+                    delivered.add(new long[]{measured.load().succeeded(), purged ? Broker.depth(QUEUE) : -1});
+                }
+            }
+        }
+        return result(runs, delivered, users, duration, repeats, title);
     }
 
-    /** True when something accepts a TCP connection on the broker's port within a second. */
-    static boolean brokerAnswers() {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(BROKER_HOST, BROKER_PORT), 1000);
-            return true;
-        } catch (IOException e) {
-            return false;
+    private ScenarioResult result(List<LoadRun> runs, List<long[]> delivered, int users, Duration duration, int repeats, String title) {
+        TableBuilder table = new TableBuilder("POST /gateway/publish, " + users + " users",
+                "mode", "req/s", "p50 ms", "p99 ms", "max ms", "success %", "errors", "loop lag p99 ms", "watchdog", "202s", "on the queue", "lost");
+        long lostTotal = 0;
+        for (String[] mode : MODES) {
+            List<Integer> at = new ArrayList<>();
+            for (int i = 0; i < runs.size(); i++) if (runs.get(i).mode().equals(mode[0])) at.add(i);
+            List<LoadRun> of = at.stream().map(runs::get).toList();
+            long accepted = at.stream().mapToLong(i -> delivered.get(i)[0]).sum();
+            boolean counted = at.stream().allMatch(i -> delivered.get(i)[1] >= 0);
+            long queued = at.stream().mapToLong(i -> Math.max(0, delivered.get(i)[1])).sum();
+            long lost = counted ? Math.max(0, accepted - queued) : 0;
+            lostTotal += lost;
+            table.row(Cell.text(mode[0]), client(of, LoadResult::requestsPerSecond), client(of, LoadResult::p50Ms), client(of, LoadResult::p99Ms),
+                    client(of, LoadResult::maxMs), client(of, LoadResult::successPercent),
+                    new Cell(of.stream().map(r -> r.load().errorText()).distinct().reduce((a, b) -> a + "; " + b).orElse("–"),
+                            of.stream().mapToLong(r -> r.load().errors()).sum()),
+                    Cell.spread(of.stream().mapToDouble(r -> r.server(MetricsSampler.Interval::lagP99Ms)).toArray()),
+                    Cell.spread(of.stream().mapToDouble(r -> r.server(MetricsSampler.Interval::blocked)).toArray()),
+                    Cell.number(accepted), counted ? Cell.number(queued) : Cell.text("n/a (no rabbitmqctl)"), counted ? Cell.number(lost) : Cell.text("–"));
         }
+        List<String> summary = List.of(
+                "V1 (publish on the loop): " + figure(runs, "V1 event-loop", r -> r.load().requestsPerSecond()) + " req/s, loop lag p99 "
+                        + figure(runs, "V1 event-loop", r -> r.server(MetricsSampler.Interval::lagP99Ms)) + " ms",
+                "V2–V4: " + figure(runs, "V2 worker-pool", r -> r.load().requestsPerSecond()) + " / " + figure(runs, "V3 async", r -> r.load().requestsPerSecond())
+                        + " / " + figure(runs, "V4 virtual-thread", r -> r.load().requestsPerSecond()) + " req/s, success "
+                        + figure(runs, "V2 worker-pool", r -> r.load().successPercent()) + " / " + figure(runs, "V3 async", r -> r.load().successPercent())
+                        + " / " + figure(runs, "V4 virtual-thread", r -> r.load().successPercent()) + " %",
+                "confirmed messages missing from the queue: " + lostTotal);
+        return new ScenarioResult(name(), title, summary,
+                List.of("broker: RabbitMQ on " + Broker.HOST + ":" + Broker.PORT + " (shares this machine); queue " + QUEUE + ", purged before each run and counted after with rabbitmqctl",
+                        "load: Keel's HTTP client in this JVM, " + users + " users (closed model) POSTing a small JSON for " + duration.toSeconds()
+                                + " s, request timeout 10 s; each answer waits for the broker's confirm (202)",
+                        "server: bin/keel serve --gateway-mode <mode> --loops 2, a fresh cold JVM per row and repeat; GC " + ServerUnderLoad.gcs(runs),
+                        "repeats: " + repeats + " per row, median (min–max); no broker fault here (bench/gateway.sh raises the memory alarm)"),
+                List.of(table.build()), LoadCharts.of("gateway", runs), Map.of(), false);
+    }
+
+    private static String figure(List<LoadRun> runs, String mode, ToDoubleFunction<LoadRun> figure) {
+        return Figures.format(Cell.spread(runs.stream().filter(r -> r.mode().equals(mode)).mapToDouble(figure).toArray()).value());
+    }
+
+    private static Cell client(List<LoadRun> runs, ToDoubleFunction<LoadResult> figure) {
+        return Cell.spread(runs.stream().mapToDouble(r -> figure.applyAsDouble(r.load())).toArray());
     }
 }
