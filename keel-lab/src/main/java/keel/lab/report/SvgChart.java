@@ -98,8 +98,9 @@ public final class SvgChart {
                         start + b * barWidth, top, Math.max(1, barWidth - 2), BOTTOM - top, colour, xml(line.name()), Figures.format(point[1])));
                 if (bars > 1) text(svg, start + (b + 0.5) * barWidth, BOTTOM - 4 - (BOTTOM - top), "middle", "tick", Figures.format(point[0]));
             }
-            text(svg, LEFT + (g + 0.5) * groupWidth, BOTTOM + 16, "middle", "tick", line.name());
+            // One bar per series: the legend names it (names under narrow bars would overlap).
             if (bars == 1) legend(svg, g, PALETTE.get(g % PALETTE.size()), line.name());
+            else text(svg, LEFT + (g + 0.5) * groupWidth, BOTTOM + 16, "middle", "tick", line.name());
         }
     }
 

@@ -73,12 +73,11 @@ public final class BlockedLoopScenario implements Scenario {
                 "watchdog", "bound req/s", "JVM threads peak");
         for (Mode mode : MODES) {
             List<LoadRun> of = runs.stream().filter(r -> r.mode().equals(mode.name())).toList();
-            long errors = of.stream().mapToLong(r -> r.load().errors()).sum();
-            table.row(Cell.text(mode.name()), client(of, LoadResult::requestsPerSecond), client(of, LoadResult::p50Ms),
-                    client(of, LoadResult::p99Ms), client(of, LoadResult::maxMs),
-                    new Cell(of.stream().map(r -> r.load().errorText()).distinct().reduce((a, b) -> a + "; " + b).orElse("–"), errors),
-                    client(of, LoadResult::successPercent), server(of, MetricsSampler.Interval::lagP99Ms),
-                    server(of, MetricsSampler.Interval::lagMaxMs), server(of, MetricsSampler.Interval::blocked),
+            table.row(Cell.text(mode.name()), LoadRun.client(of, LoadResult::requestsPerSecond), LoadRun.client(of, LoadResult::p50Ms),
+                    LoadRun.client(of, LoadResult::p99Ms), LoadRun.client(of, LoadResult::maxMs),
+                    LoadRun.errors(of),
+                    LoadRun.client(of, LoadResult::successPercent), LoadRun.server(of, MetricsSampler.Interval::lagP99Ms),
+                    LoadRun.server(of, MetricsSampler.Interval::lagMaxMs), LoadRun.server(of, MetricsSampler.Interval::blocked),
                     Cell.number(mode.bound(users)), Cell.spread(of.stream().mapToDouble(LoadRun::peakThreads).toArray()));
         }
         return new ScenarioResult(name(), "A blocked event loop, and each way out", summary(runs, users),
@@ -94,29 +93,17 @@ public final class BlockedLoopScenario implements Scenario {
     }
 
     private List<String> summary(List<LoadRun> runs, int users) {
-        double loopRate = median(runs, "event-loop", r -> r.load().requestsPerSecond());
-        double loopLag = median(runs, "event-loop", r -> r.server(MetricsSampler.Interval::lagP99Ms));
-        double offRate = median(runs, "virtual-thread", r -> r.load().requestsPerSecond());
-        double asyncRate = median(runs, "async (event-loop)", r -> r.load().requestsPerSecond());
-        double offload = median(runs, "event-loop + offload", r -> r.load().requestsPerSecond());
-        double detections = median(runs, "event-loop + offload", r -> r.server(MetricsSampler.Interval::blocked));
+        double loopRate = LoadRun.median(runs, "event-loop", r -> r.load().requestsPerSecond());
+        double loopLag = LoadRun.median(runs, "event-loop", r -> r.server(MetricsSampler.Interval::lagP99Ms));
+        double offRate = LoadRun.median(runs, "virtual-thread", r -> r.load().requestsPerSecond());
+        double asyncRate = LoadRun.median(runs, "async (event-loop)", r -> r.load().requestsPerSecond());
+        double offload = LoadRun.median(runs, "event-loop + offload", r -> r.load().requestsPerSecond());
+        double detections = LoadRun.median(runs, "event-loop + offload", r -> r.server(MetricsSampler.Interval::blocked));
         return List.of(
                 "blocking on the event loop: " + Figures.format(loopRate) + " req/s (bound " + MODES.getFirst().bound(users)
                         + "), loop lag p99 " + Figures.format(loopLag) + " ms",
                 "off the loop: " + Figures.format(offRate) + " req/s on virtual threads, " + Figures.format(asyncRate)
                         + " req/s async on the loop (bound " + MODES.get(2).bound(users) + ")",
                 "offload: the watchdog caught the route " + Figures.format(detections) + " time(s), then " + Figures.format(offload) + " req/s");
-    }
-
-    private static double median(List<LoadRun> runs, String mode, ToDoubleFunction<LoadRun> figure) {
-        return Figures.Cell.spread(runs.stream().filter(r -> r.mode().equals(mode)).mapToDouble(figure).toArray()).value();
-    }
-
-    private static Cell client(List<LoadRun> runs, ToDoubleFunction<LoadResult> figure) {
-        return Cell.spread(runs.stream().mapToDouble(r -> figure.applyAsDouble(r.load())).toArray());
-    }
-
-    private static Cell server(List<LoadRun> runs, ToDoubleFunction<MetricsSampler.Interval> figure) {
-        return Cell.spread(runs.stream().mapToDouble(r -> r.server(figure)).toArray());
     }
 }

@@ -35,7 +35,9 @@ public final class CloseScenario implements Scenario {
                 "answer p50 ms", "answer p99 ms", "answer max ms", "EOF p50 ms", "EOF p99 ms", "EOF max ms");
         long lostTotal = 0;
         double rstTotal = 0;
+        String gc;
         try (KeelProcess server = ServerUnderLoad.start(run, "http-server")) {
+            gc = server.gc();
             for (HttpCloseStorm.Variant variant : HttpCloseStorm.Variant.values()) {
                 List<HttpCloseStorm.Outcome> all = new ArrayList<>();
                 double onData = 0;
@@ -73,7 +75,7 @@ public final class CloseScenario implements Scenario {
             summary.add("WebSocket storm not run: " + WS_DRIVER + " is not on the classpath");
         }
         return new ScenarioResult(name(), "Close storms: lost answers and resets", summary,
-                List.of("HTTP: one fresh cold server (bin/keel serve, default execution); connections from this JVM (blocking sockets on virtual threads) "
+                List.of("HTTP: one fresh cold server (bin/keel serve, default execution, GC " + gc + "); connections from this JVM (blocking sockets on virtual threads) "
                                 + "all released at once; GET /benchmark/hello each",
                         "RSTs: nstat -asz TcpExtTCPAbortOnData TcpExtTCPAbortOnClose before and after each storm; machine-wide counters, "
                                 + "so other processes' resets count too; \"answers lost\" = no complete 200 read by the client",

@@ -26,7 +26,7 @@ public final class ColdStartScenario implements Scenario {
     static final String ROUTE = "/benchmark/json";
 
     /** One server start: milliseconds from launch to port, to first 200; first request and the median after. */
-    record ServerStart(double portMs, double first200Ms, double firstMs, double medianMs) {
+    record ServerStart(double portMs, double first200Ms, double firstMs, double medianMs, String gc) {
     }
 
     @Override
@@ -40,9 +40,11 @@ public final class ColdStartScenario implements Scenario {
         TableBuilder server = new TableBuilder("Server: a fresh JVM's first request on " + ROUTE + " vs the next " + CALLS,
                 "warm-up", "port ms", "first 200 ms", "first ms", "median ms", "first/median");
         List<String> summary = new ArrayList<>();
+        List<String> gcs = new ArrayList<>();
         for (boolean warmup : List.of(false, true)) {
             List<ServerStart> starts = new ArrayList<>();
             for (int r = 1; r <= repeats; r++) starts.add(serverStart(run, warmup, r));
+            starts.stream().map(ServerStart::gc).filter(gc -> !gcs.contains(gc)).forEach(gcs::add);
             server.row(Cell.text(warmup ? "on" : "off"), spread(starts, ServerStart::portMs), spread(starts, ServerStart::first200Ms),
                     spread(starts, ServerStart::firstMs), spread(starts, ServerStart::medianMs), spread(starts, s -> s.firstMs() / s.medianMs()));
             summary.add("server, warm-up " + (warmup ? "on" : "off") + ": first request " + Figures.format(median(starts, ServerStart::firstMs))
@@ -53,7 +55,7 @@ public final class ColdStartScenario implements Scenario {
         List<ScenarioResult.Table> tables = new ArrayList<>(List.of(server.build()));
         List<String> setup = new ArrayList<>(List.of(
                 "server: bin/keel serve --warmup on|off in a fresh JVM per row and repeat; the port is polled with a TCP connect every 2 ms "
-                        + "and the first GET " + ROUTE + " goes out the moment it opens",
+                        + "and the first GET " + ROUTE + " goes out the moment it opens; server GC " + String.join(", ", gcs),
                 "requests: each on a new connection with Connection: close, one after the other, from this JVM (like curl); "
                         + "latency from connect to the end of the answer",
                 "repeats: " + repeats + " fresh JVM(s) per row; figures are the median (min–max)"));
@@ -68,7 +70,21 @@ public final class ColdStartScenario implements Scenario {
             summary.add("client half not run: " + PROBE + " is not on the classpath");
         }
         return new ScenarioResult(name(), "Cold start: the first request after a start, warm-up on and off", summary, setup, tables,
-                List.of(), Map.of(), false);
+                List.of(firstRequestBars(tables)), Map.of(), false);
+    }
+
+    /** One bar per row of every table: the first request's latency in ms (log scale is not used for bars). */
+    private static ScenarioResult.Chart firstRequestBars(List<ScenarioResult.Table> tables) {
+        List<ScenarioResult.Line> bars = new ArrayList<>();
+        for (ScenarioResult.Table table : tables) {
+            int first = table.columns().indexOf("first ms");
+            String side = table.title().startsWith("Server") ? "server" : "client";
+            for (int r = 0; r < table.rows().size(); r++) {
+                bars.add(new ScenarioResult.Line(side + ", warm-up " + table.rows().get(r).getFirst(),
+                        List.<double[]>of(new double[]{0, table.values().get(r).get(first)})));
+            }
+        }
+        return new ScenarioResult.Chart("cold-start: the first request's latency", "bar", "", "first request ms", bars);
     }
 
     private ServerStart serverStart(LabRun run, boolean warmup, int repeat) throws IOException, InterruptedException {
@@ -89,7 +105,7 @@ public final class ColdStartScenario implements Scenario {
             double[] next = new double[CALLS];
             for (int i = 0; i < CALLS; i++) next[i] = OneShot.get(keel.port(), ROUTE, 30_000).millis();
             Arrays.sort(next);
-            return new ServerStart(portMs, first200Ms, first.millis(), Figures.median(next));
+            return new ServerStart(portMs, first200Ms, first.millis(), Figures.median(next), keel.gc());
         }
     }
 

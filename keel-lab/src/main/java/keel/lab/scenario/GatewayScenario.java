@@ -70,12 +70,9 @@ public final class GatewayScenario implements Scenario {
             long queued = at.stream().mapToLong(i -> Math.max(0, delivered.get(i)[1])).sum();
             long lost = counted ? Math.max(0, accepted - queued) : 0;
             lostTotal += lost;
-            table.row(Cell.text(mode[0]), client(of, LoadResult::requestsPerSecond), client(of, LoadResult::p50Ms), client(of, LoadResult::p99Ms),
-                    client(of, LoadResult::maxMs), client(of, LoadResult::successPercent),
-                    new Cell(of.stream().map(r -> r.load().errorText()).distinct().reduce((a, b) -> a + "; " + b).orElse("–"),
-                            of.stream().mapToLong(r -> r.load().errors()).sum()),
-                    Cell.spread(of.stream().mapToDouble(r -> r.server(MetricsSampler.Interval::lagP99Ms)).toArray()),
-                    Cell.spread(of.stream().mapToDouble(r -> r.server(MetricsSampler.Interval::blocked)).toArray()),
+            table.row(Cell.text(mode[0]), LoadRun.client(of, LoadResult::requestsPerSecond), LoadRun.client(of, LoadResult::p50Ms), LoadRun.client(of, LoadResult::p99Ms),
+                    LoadRun.client(of, LoadResult::maxMs), LoadRun.client(of, LoadResult::successPercent),
+                    LoadRun.errors(of), LoadRun.server(of, MetricsSampler.Interval::lagP99Ms), LoadRun.server(of, MetricsSampler.Interval::blocked),
                     Cell.number(accepted), counted ? Cell.number(queued) : Cell.text("n/a (no rabbitmqctl)"), counted ? Cell.number(lost) : Cell.text("–"));
         }
         List<String> summary = List.of(
@@ -96,10 +93,6 @@ public final class GatewayScenario implements Scenario {
     }
 
     private static String figure(List<LoadRun> runs, String mode, ToDoubleFunction<LoadRun> figure) {
-        return Figures.format(Cell.spread(runs.stream().filter(r -> r.mode().equals(mode)).mapToDouble(figure).toArray()).value());
-    }
-
-    private static Cell client(List<LoadRun> runs, ToDoubleFunction<LoadResult> figure) {
-        return Cell.spread(runs.stream().mapToDouble(r -> figure.applyAsDouble(r.load())).toArray());
+        return Figures.format(LoadRun.median(runs, mode, figure));
     }
 }

@@ -2,8 +2,10 @@ package keel.lab.scenario;
 
 import keel.lab.measure.LoadResult;
 import keel.lab.measure.MetricsSampler;
+import keel.lab.report.Figures.Cell;
 
 import java.util.List;
+import java.util.function.ToDoubleFunction;
 
 /**
  * One mode under load, once: the client's view ({@link LoadResult}), the server's metrics over time
@@ -15,7 +17,28 @@ public record LoadRun(String mode, LoadResult load, List<MetricsSampler.Interval
                       int peakThreads, String gc) {
 
     /** A figure of the whole run, NaN when the metrics could not be read. */
-    public double server(java.util.function.ToDoubleFunction<MetricsSampler.Interval> figure) {
+    public double server(ToDoubleFunction<MetricsSampler.Interval> figure) {
         return whole == null ? Double.NaN : figure.applyAsDouble(whole);
+    }
+
+    /** A client-side figure over repeats: median (min–max). */
+    static Cell client(List<LoadRun> repeats, ToDoubleFunction<LoadResult> figure) {
+        return Cell.spread(repeats.stream().mapToDouble(r -> figure.applyAsDouble(r.load())).toArray());
+    }
+
+    /** A server-side figure of the whole run over repeats: median (min–max). */
+    static Cell server(List<LoadRun> repeats, ToDoubleFunction<MetricsSampler.Interval> figure) {
+        return Cell.spread(repeats.stream().mapToDouble(r -> r.server(figure)).toArray());
+    }
+
+    /** The errors of the repeats: their kinds as text ("0" when clean), the total as the number. */
+    static Cell errors(List<LoadRun> repeats) {
+        return new Cell(repeats.stream().map(r -> r.load().errorText()).distinct().reduce((a, b) -> a + "; " + b).orElse("–"),
+                repeats.stream().mapToLong(r -> r.load().errors()).sum());
+    }
+
+    /** The median of a figure over the repeats of {@code mode}. */
+    static double median(List<LoadRun> runs, String mode, ToDoubleFunction<LoadRun> figure) {
+        return Cell.spread(runs.stream().filter(r -> r.mode().equals(mode)).mapToDouble(figure).toArray()).value();
     }
 }
