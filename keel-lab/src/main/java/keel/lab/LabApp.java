@@ -13,33 +13,56 @@ import keel.metrics.KeelMetrics;
 import java.io.IOException;
 import java.net.URI;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * The lab app, running: the server with every lab route, and the HTTP client its scenarios call the
- * upstream with. The client shares the server's event loops (nio) or has loops of its own (the
- * blocking transport has none); with warm-up on it opens its upstream connections before
- * {@link #start} returns.
+ * upstream with. Calls made on the server's event loops run on them; calls from other threads use
+ * the client's one loop. Everything is ready before the port opens: a first request pays for nothing.
  */
 public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream) implements AutoCloseable {
 
     public static LabApp start(ServerOptions options, LabSettings lab) throws IOException, InterruptedException {
+        // Calls made on a server loop run on that loop; the client's own loop serves calls from other threads.
+        HttpClient client = HttpClient.create(ClientOptions.builder().loops(1).build());
+        if (options.warmup() && !lab.upstreamUrl().isEmpty()) client.warmup(URI.create(lab.upstreamUrl() + "/"));
         AtomicReference<HttpServer> running = new AtomicReference<>();
-        AtomicReference<FanOutRoutes.Scenarios> scenarios = new AtomicReference<>();
         Router router = BenchmarkRoutes.register(new Router());
         WsRoutes.register(router);
         MockUpstream upstream = MockUpstream.register(router, lab.upstreamDelay());
-        FanOutRoutes.register(router, scenarios::get);
+        FanOutRoutes.register(router, new LazyScenarios(client, () -> lab.upstreamUrl().isEmpty()
+                ? "http://127.0.0.1:" + running.get().port() : lab.upstreamUrl()));
         AdminRoutes.register(router, running::get);
         KeelMetrics metrics = new KeelMetrics();
         metrics.register(router);
-        HttpServer server = HttpServer.start(options, router, metrics);
+        HttpServer server;
+        try {
+            server = HttpServer.start(options, router, metrics); // opens its port last, warm when asked
+        } catch (IOException | RuntimeException e) {
+            client.close();
+            throw e;
+        }
         running.set(server);
-        ClientOptions clientOptions = ClientOptions.builder().loops(options.pools().loops()).build();
-        HttpClient client = server.loops().isEmpty() ? HttpClient.create(clientOptions) : HttpClient.create(clientOptions, server.loops());
-        String upstreamUrl = lab.upstreamUrl().isEmpty() ? "http://127.0.0.1:" + server.port() : lab.upstreamUrl();
-        if (options.warmup()) client.warmup(URI.create(upstreamUrl + "/upstream/refine-address"));
-        scenarios.set(FanOutRoutes.Scenarios.create(client, upstreamUrl));
         return new LabApp(server, client, upstream);
+    }
+
+    /** The scenarios, made at their first call: the upstream's address may be this server's, known once it runs. */
+    private static final class LazyScenarios implements Supplier<FanOutRoutes.Scenarios> {
+        private final HttpClient client;
+        private final Supplier<String> upstreamBase;
+        private volatile FanOutRoutes.Scenarios scenarios;
+
+        LazyScenarios(HttpClient client, Supplier<String> upstreamBase) {
+            this.client = client;
+            this.upstreamBase = upstreamBase;
+        }
+
+        @Override
+        public FanOutRoutes.Scenarios get() {
+            FanOutRoutes.Scenarios made = scenarios;
+            if (made == null) scenarios = made = FanOutRoutes.Scenarios.create(client, upstreamBase.get());
+            return made;
+        }
     }
 
     /** Closes the client (it may run on the server's loops), then stops the server gracefully. */

@@ -40,7 +40,6 @@ final class BlockingServer implements HttpServer.Listener {
     BlockingServer(ServerContext context) throws IOException {
         this.context = context;
         this.options = context.options();
-        var limits = options.limits();
         this.threads = switch (options.threads()) {
             case PLATFORM -> new ThreadPoolExecutor(options.pools().blockingThreads(), options.pools().blockingThreads(),
                     60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(options.pools().blockingQueue()),
@@ -49,17 +48,23 @@ final class BlockingServer implements HttpServer.Listener {
         };
         this.server = new ServerSocket();
         server.setReuseAddress(true);
-        try {
-            server.bind(new InetSocketAddress(options.host(), options.port()), limits.backlog());
-        } catch (IOException e) {
-            threads.shutdown();
-            throw e;
-        }
         this.acceptor = Thread.ofPlatform().name("keel-acceptor").unstarted(this::acceptLoop);
-        acceptor.start();
         long idleMillis = options.timeouts().idle().toMillis();
         this.watchdogPeriodMillis = Math.clamp(idleMillis / 4, 5, 1000);
         this.writeWatchdog = Thread.ofPlatform().name("keel-write-watchdog").daemon(true).start(this::watchWrites);
+    }
+
+    /** Binds and starts accepting: the last step of a start. */
+    @Override
+    public void open() throws IOException {
+        try {
+            server.bind(new InetSocketAddress(options.host(), options.port()), options.limits().backlog());
+        } catch (IOException e) {
+            context.markStopping(); // ends the write watchdog
+            threads.shutdown();
+            throw e;
+        }
+        acceptor.start();
     }
 
     /** Java sockets have no write timeout: this thread closes connections whose write made no progress for the idle timeout. */

@@ -27,6 +27,9 @@ public final class HttpServer implements AutoCloseable {
 
     /** What each transport runs: the bound socket and its connections. */
     interface Listener {
+        /** Binds the port and starts accepting; called last, when everything else is ready. */
+        void open() throws IOException;
+
         InetSocketAddress address() throws IOException;
 
         int openConnections();
@@ -69,7 +72,14 @@ public final class HttpServer implements AutoCloseable {
             dispatcher.close();
             throw e;
         }
+        // The observer (metrics) is ready before the port opens, so the first request pays for nothing.
         observer.onStart(this);
+        try {
+            transport.open();
+        } catch (IOException | RuntimeException e) {
+            dispatcher.close();
+            throw e;
+        }
     }
 
     /** Binds and starts serving; the routes are frozen from here on. */

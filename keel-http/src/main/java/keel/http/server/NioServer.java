@@ -29,13 +29,12 @@ final class NioServer implements HttpServer.Listener {
     private final Map<EventLoop, LoopConnections> homes = new IdentityHashMap<>();
     private final AtomicInteger openConnections = new AtomicInteger();
     private final AtomicLong connectionIds = new AtomicLong();
-    private final Acceptor acceptor;
+    private Acceptor acceptor;
     private final LoopGuard guard;
 
     NioServer(ServerContext context) throws IOException {
         this.context = context;
         this.options = context.options();
-        var limits = options.limits();
         this.loops = new LoopGroup(options.pools().loops(), "keel-loop");
         for (EventLoop loop : loops.loops()) {
             LoopConnections home = new LoopConnections(loop, this);
@@ -45,8 +44,14 @@ final class NioServer implements HttpServer.Listener {
         if (options.warmup()) onEveryLoop(LoopConnections::prepare);
         this.guard = options.guard().enabled()
                 ? new LoopGuard(loops.loops(), options.guard(), context.dispatcher(), context.observer()) : null;
+    }
+
+    /** Binds and starts accepting: the last step of a start, once everything a request needs is ready. */
+    @Override
+    public void open() throws IOException {
+        var limits = options.limits();
         try {
-            this.acceptor = new Acceptor(new InetSocketAddress(options.host(), options.port()), limits.backlog(), loops, this::initialize);
+            acceptor = new Acceptor(new InetSocketAddress(options.host(), options.port()), limits.backlog(), loops, this::initialize);
         } catch (IOException e) {
             if (guard != null) guard.close();
             shutdownLoops();

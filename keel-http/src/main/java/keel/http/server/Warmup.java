@@ -6,6 +6,9 @@ import keel.http.client.HttpClient;
 import keel.http.router.Router;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -22,14 +25,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * execution, loops), whose routes cover every path a request can take: each execution, sync and
  * async handlers, fixed, JSON and streamed bodies, request bodies, path parameters, 404 and 405. An
  * {@link HttpClient} sends it requests, a few at a time, until {@code requests} were answered or
- * {@code budget} ran out; then the server stops. User routes never run: warm-up has no side effects.
+ * {@code budget} ran out; then a few hundred requests come one per connection (accept, close and
+ * lingering paths), and the server stops. User routes never run: warm-up has no side effects.
  */
 public final class Warmup {
     /** Enough for the JIT to compile the request path at its first tier. */
     public static final int DEFAULT_REQUESTS = 3000;
     public static final Duration DEFAULT_BUDGET = Duration.ofSeconds(5);
     private static final int IN_FLIGHT = 8;
-    private static final byte[] PAYLOAD = "{\"warm\":true,\"items\":[1,2,3]}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    private static final int CONNECTION_PER_REQUEST = 200;
+    private static final byte[] PAYLOAD = "{\"warm\":true,\"items\":[1,2,3]}".getBytes(StandardCharsets.UTF_8);
 
     /** What a warm-up did: requests answered (any status), calls that failed, and how long it took. */
     public record Report(int requests, int failures, Duration took) {
@@ -64,12 +69,37 @@ public final class Warmup {
                     window.release();
                 });
             }
-            window.tryAcquire(IN_FLIGHT, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (!window.tryAcquire(IN_FLIGHT, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                failed.addAndGet(IN_FLIGHT - window.availablePermits()); // still unanswered when the budget ran out
+            }
+            int closing = connectionPerRequest(server.port(), CONNECTION_PER_REQUEST, deadline);
             ran |= failed.get() == 0 && answered.get() > 0;
-            return new Report(answered.get(), failed.get(), Duration.ofNanos(System.nanoTime() - start));
+            return new Report(answered.get() + closing, failed.get() + CONNECTION_PER_REQUEST - closing,
+                    Duration.ofNanos(System.nanoTime() - start));
         } finally {
             server.stop(Duration.ofSeconds(1));
         }
+    }
+
+    /**
+     * Requests that each come on a new connection and end it ({@code Connection: close}), as health
+     * checks and load balancers send them: the accept, close and lingering paths get warm too.
+     * Returns how many were answered.
+     */
+    private static int connectionPerRequest(int port, int count, long deadline) {
+        byte[] request = "GET /warmup/text HTTP/1.1\r\nHost: warmup\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+        int answered = 0;
+        for (int i = 0; i < count && System.nanoTime() - deadline < 0; i++) {
+            try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+                socket.setSoTimeout(2_000);
+                socket.getOutputStream().write(request);
+                socket.shutdownOutput();
+                if (new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).startsWith("HTTP/1.1 200")) answered++;
+            } catch (IOException e) {
+                // counted as unanswered
+            }
+        }
+        return answered;
     }
 
     private static Router routes() {
