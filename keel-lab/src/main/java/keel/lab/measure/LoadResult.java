@@ -20,12 +20,4 @@ public record LoadResult(int users, double seconds, long requests, long succeede
     public double successPercent() {
         return requests == 0 ? Double.NaN : 100.0 * succeeded / requests;
     }
-
-    /** "0", or the kinds of error with their counts ("503=12, ClientTimeoutException=3"). */
-    public String errorText() {
-        if (errors == 0) return "0";
-        StringBuilder text = new StringBuilder();
-        errorKinds.forEach((kind, count) -> text.append(text.isEmpty() ? "" : ", ").append(kind).append('=').append(count));
-        return text.toString();
-    }
 }

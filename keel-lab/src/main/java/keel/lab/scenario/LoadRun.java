@@ -31,10 +31,14 @@ public record LoadRun(String mode, LoadResult load, List<MetricsSampler.Interval
         return Cell.spread(repeats.stream().mapToDouble(r -> r.server(figure)).toArray());
     }
 
-    /** The errors of the repeats: their kinds as text ("0" when clean), the total as the number. */
+    /** The errors of all repeats together: each kind with its count ("503=12, timeout=2"; "0" when clean), the total as the number. */
     static Cell errors(List<LoadRun> repeats) {
-        return new Cell(repeats.stream().map(r -> r.load().errorText()).distinct().reduce((a, b) -> a + "; " + b).orElse("–"),
-                repeats.stream().mapToLong(r -> r.load().errors()).sum());
+        java.util.Map<String, Long> kinds = new java.util.TreeMap<>();
+        for (LoadRun r : repeats) r.load().errorKinds().forEach((kind, count) -> kinds.merge(kind, count, Long::sum));
+        long total = repeats.stream().mapToLong(r -> r.load().errors()).sum();
+        StringBuilder text = new StringBuilder();
+        kinds.forEach((kind, count) -> text.append(text.isEmpty() ? "" : ", ").append(kind).append('=').append(count));
+        return new Cell(total == 0 ? "0" : text.toString(), total);
     }
 
     /** The median of a figure over the repeats of {@code mode}. */

@@ -37,24 +37,18 @@ public final class Scenarios {
         try {
             return (Scenario) Class.forName(className).getConstructor().newInstance();
         } catch (ClassNotFoundException e) {
-            return notBuilt(name, className + " is not on the classpath");
+            return new NotBuilt(name, className + " is not on the classpath");
         } catch (ReflectiveOperationException | ClassCastException e) {
             Throwable cause = e instanceof InvocationTargetException ite && ite.getCause() != null ? ite.getCause() : e;
-            return notBuilt(name, className + " could not be created: " + cause);
+            return new NotBuilt(name, className + " could not be created: " + cause);
         }
     }
 
-    private static Scenario notBuilt(String name, String why) {
-        return new Scenario() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public ScenarioResult run(LabRun run) {
-                return ScenarioResult.skipped(name, name, "not built: " + why);
-            }
-        };
+    /** Stands for a scenario this build lacks: its result is skipped, the reason its summary. */
+    record NotBuilt(String name, String why) implements Scenario {
+        @Override
+        public ScenarioResult run(LabRun run) {
+            return ScenarioResult.skipped(name, name, "not built: " + why);
+        }
     }
 }

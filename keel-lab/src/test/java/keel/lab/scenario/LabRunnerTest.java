@@ -20,25 +20,19 @@ class LabRunnerTest {
     @TempDir
     Path dir;
 
-    private static Scenario scenario(String name, boolean fails) {
-        return new Scenario() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public ScenarioResult run(LabRun run) {
-                if (fails) throw new IllegalStateException("broker went away\nsecond line");
-                return new ScenarioResult(name, "Title " + name, List.of("all good"), List.of("load: none"), List.of(), List.of(), Map.of(), false);
-            }
-        };
+    /** A scenario that throws, or answers one summary line. */
+    record Fixed(String name, boolean fails) implements Scenario {
+        @Override
+        public ScenarioResult run(LabRun run) {
+            if (fails) throw new IllegalStateException("broker went away\nsecond line");
+            return new ScenarioResult(name, "Title " + name, List.of("all good"), List.of("load: none"), List.of(), List.of(), Map.of(), false);
+        }
     }
 
     @Test
     void aScenarioThatThrowsBecomesAFailedResultAndTheRunGoesOn() throws Exception {
         PrintStream progress = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
-        LabReport report = new LabRunner(dir, true, -1, -1, progress).run(List.of(scenario("first", true), scenario("second", false)));
+        LabReport report = new LabRunner(dir, true, -1, -1, progress).run(List.of(new Fixed("first", true), new Fixed("second", false)));
 
         assertThat(report.results()).extracting(ScenarioResult::scenario).containsExactly("first", "second");
         assertThat(report.results().getFirst().summary()).containsExactly("failed: IllegalStateException: broker went away");
