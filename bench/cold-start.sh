@@ -35,10 +35,10 @@
 #   A curl's time includes its own connection set-up on loopback (~0.1 ms),
 #   the same for the first and the median, so ratios stay comparable.
 #   The first request goes out the moment the port opens, as a load balancer's
-#   would (FIRST_AFTER=ready: once the server printed "serving on" instead). The lab app opens its port, then warms its client (one upstream
-#   connection per loop, ~40 ms): a first request in that window shares the
-#   server's CPU with it. One sample per JVM on a shared machine: read the
-#   spread, and the steady median's own noise, before the ratio.
+#   would (FIRST_AFTER=ready: once the server printed "serving on" instead).
+#   The server opens its port last, when everything else is ready. One sample
+#   per JVM on a shared machine: read the spread, and the steady median's own
+#   noise, before the ratio.
 #
 # Usage
 #   bench/cold-start.sh                       # server + client, 3 repeats, ~2 min

@@ -59,7 +59,10 @@ public final class HttpServer implements AutoCloseable {
     private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
 
     private HttpServer(ServerOptions options, Router router, ServerObserver observer) throws IOException {
-        if (options.warmup()) warmup(options);
+        if (options.warmup()) {
+            warmup(options);
+            observer.warmup();
+        }
         this.options = options;
         this.dispatcher = new Dispatcher(options, router.freeze(), observer);
         ServerContext context = new ServerContext(options, dispatcher, observer);

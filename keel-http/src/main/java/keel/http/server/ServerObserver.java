@@ -21,7 +21,14 @@ public interface ServerObserver {
         }
     }
 
-    /** Once, after the server bound its port: gauges may read {@code server} from now on. */
+    /**
+     * With warm-up on, once before the server starts: run the observer's own hot paths (on throwaway
+     * state: nothing real may be recorded), so the first real response does not pay for them.
+     */
+    default void warmup() {
+    }
+
+    /** Once, just before the server opens its port: gauges may read {@code server} from now on. */
     default void onStart(HttpServer server) {
     }
 

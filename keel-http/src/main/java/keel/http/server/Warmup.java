@@ -6,6 +6,8 @@ import keel.http.client.HttpClient;
 import keel.http.router.Router;
 
 import java.io.IOException;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -34,6 +36,8 @@ public final class Warmup {
     public static final Duration DEFAULT_BUDGET = Duration.ofSeconds(5);
     private static final int IN_FLIGHT = 8;
     private static final int CONNECTION_PER_REQUEST = 200;
+    private static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long MAX_SETTLE_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final byte[] PAYLOAD = "{\"warm\":true,\"items\":[1,2,3]}".getBytes(StandardCharsets.UTF_8);
 
     /** What a warm-up did: requests answered (any status), calls that failed, and how long it took. */
@@ -55,7 +59,9 @@ public final class Warmup {
     public static Report run(ServerOptions like, HttpClient client, int requests, Duration budget) throws IOException, InterruptedException {
         long start = System.nanoTime();
         ServerOptions options = like.toBuilder().host("127.0.0.1").port(0).warmup(false).build();
-        HttpServer server = HttpServer.start(options, routes());
+        // An observer that records nothing, so the reporting path (one lambda per response) runs too.
+        HttpServer server = HttpServer.start(options, routes(), new ServerObserver() {
+        });
         try {
             List<ClientRequest> mix = mix("http://127.0.0.1:" + server.port());
             Semaphore window = new Semaphore(IN_FLIGHT);
@@ -78,7 +84,38 @@ public final class Warmup {
                     Duration.ofNanos(System.nanoTime() - start));
         } finally {
             server.stop(Duration.ofSeconds(1));
+            settle();
         }
+    }
+
+    /**
+     * Lets the JVM finish what the warm-up set off before real requests come: the JIT compiles the
+     * methods the warm-up made hot on background threads (which share the server's CPUs), and the
+     * warm-up's garbage would be collected in the middle of the first requests. Waits until the
+     * compilers have been idle for {@link #QUIET_NANOS} (at most {@link #MAX_SETTLE_NANOS}), then
+     * collects once.
+     */
+    private static void settle() {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        if (jit != null && jit.isCompilationTimeMonitoringSupported()) {
+            long deadline = System.nanoTime() + MAX_SETTLE_NANOS;
+            long total = jit.getTotalCompilationTime();
+            long quietSince = System.nanoTime();
+            while (System.nanoTime() - deadline < 0 && System.nanoTime() - quietSince < QUIET_NANOS) {
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                long now = jit.getTotalCompilationTime();
+                if (now != total) {
+                    total = now;
+                    quietSince = System.nanoTime();
+                }
+            }
+        }
+        System.gc();
     }
 
     /**
