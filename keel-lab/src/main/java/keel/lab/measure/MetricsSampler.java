@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.TreeMap;
 import java.util.function.Predicate;
 
 /**
@@ -153,7 +154,7 @@ public final class MetricsSampler implements AutoCloseable {
         Predicate<Scrape.Sample> ok = NOT_SCRAPES.and(s -> s.label("status_class").equals("2xx"));
         double succeeded = b.scrape().sum(REQUESTS + "_count", ok) - a.scrape().sum(REQUESTS + "_count", ok);
         NavigableMap<Double, Double> latency = Buckets.delta(a.scrape().buckets(REQUESTS, NOT_SCRAPES, null).get(""),
-                b.scrape().buckets(REQUESTS, NOT_SCRAPES, null).getOrDefault("", new java.util.TreeMap<>()));
+                b.scrape().buckets(REQUESTS, NOT_SCRAPES, null).getOrDefault("", new TreeMap<>()));
         double lagP99 = Double.NaN;
         double lagMax = Double.NaN;
         Map<String, NavigableMap<Double, Double>> lagBefore = a.scrape().buckets(LAG, s -> true, "loop");

@@ -1,6 +1,7 @@
 package keel.lab.measure;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
@@ -34,7 +35,7 @@ public record Scrape(long nanos, List<Sample> samples) {
             if (line.isBlank() || line.startsWith("#")) continue;
             Matcher m = LINE.matcher(line.trim());
             if (!m.matches()) continue;
-            Map<String, String> labels = new java.util.LinkedHashMap<>();
+            Map<String, String> labels = new LinkedHashMap<>();
             if (m.group(2) != null) {
                 Matcher label = LABEL.matcher(m.group(2));
                 while (label.find()) labels.put(label.group(1), label.group(2).replace("\\\"", "\"").replace("\\n", "\n").replace("\\\\", "\\"));

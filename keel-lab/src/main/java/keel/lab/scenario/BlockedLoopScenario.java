@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.function.ToDoubleFunction;
 
 /**
  * {@code blocked-loop}: a handler that blocks its thread for 50 ms ({@code /benchmark/latency?ms=50})

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -52,7 +53,7 @@ final class Broker {
     }
 
     private static String rabbitmqctl(String... args) throws InterruptedException {
-        List<String> command = new java.util.ArrayList<>(List.of("rabbitmqctl", "-q"));
+        List<String> command = new ArrayList<>(List.of("rabbitmqctl", "-q"));
         command.addAll(List.of(args));
         try {
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();

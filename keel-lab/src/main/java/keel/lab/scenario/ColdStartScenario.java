@@ -12,6 +12,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
  * {@code cold-start}: what warm-up buys a fresh JVM. Server: launch to port open, to the first 200,
@@ -138,11 +139,11 @@ public final class ColdStartScenario implements Scenario {
         return Cell.spread(probes.stream().mapToDouble(p -> p.getOrDefault(key, Double.NaN) / 1000).toArray());
     }
 
-    private static Cell spread(List<ServerStart> starts, java.util.function.ToDoubleFunction<ServerStart> figure) {
+    private static Cell spread(List<ServerStart> starts, ToDoubleFunction<ServerStart> figure) {
         return Cell.spread(starts.stream().mapToDouble(figure).toArray());
     }
 
-    private static double median(List<ServerStart> starts, java.util.function.ToDoubleFunction<ServerStart> figure) {
+    private static double median(List<ServerStart> starts, ToDoubleFunction<ServerStart> figure) {
         return spread(starts, figure).value();
     }
 }

@@ -12,8 +12,10 @@ import keel.lab.report.TableBuilder;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
  * {@code fan-out}: the refine batch (25 orders = 50 upstream calls of 200 ms, 10 at a time) and the
@@ -107,7 +109,7 @@ public final class FanOutScenario implements Scenario {
                 spread(calls, Call::used), spread(calls, Call::beyondLoops), Cell.text(first.handler()), spread(calls, c -> c.jvmThreadsPeak()));
     }
 
-    private static Cell spread(List<Call> calls, java.util.function.ToDoubleFunction<Call> figure) {
+    private static Cell spread(List<Call> calls, ToDoubleFunction<Call> figure) {
         return Cell.spread(calls.stream().mapToDouble(figure).toArray());
     }
 
@@ -163,8 +165,8 @@ public final class FanOutScenario implements Scenario {
     }
 
     private static String range(double[] values) {
-        double min = java.util.Arrays.stream(values).min().orElse(Double.NaN);
-        double max = java.util.Arrays.stream(values).max().orElse(Double.NaN);
+        double min = Arrays.stream(values).min().orElse(Double.NaN);
+        double max = Arrays.stream(values).max().orElse(Double.NaN);
         return min == max ? Figures.format(min) : Figures.format(min) + "–" + Figures.format(max);
     }
 }

@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Runs scenarios one after the other and writes their reports: {@code DIR/<scenario>/report.md} and
@@ -84,7 +85,7 @@ public final class LabRunner {
 
     static ScenarioResult failed(String scenario, String reason) {
         String firstLine = reason == null ? "no reason given" : reason.lines().findFirst().orElse("");
-        return new ScenarioResult(scenario, scenario, List.of("failed: " + firstLine), List.of(), List.of(), List.of(), java.util.Map.of(), false);
+        return new ScenarioResult(scenario, scenario, List.of("failed: " + firstLine), List.of(), List.of(), List.of(), Map.of(), false);
     }
 
     /** True when a result stands for a scenario that threw. */

@@ -5,6 +5,8 @@ import keel.lab.measure.MetricsSampler;
 import keel.lab.report.Figures.Cell;
 
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -33,7 +35,7 @@ public record LoadRun(String mode, LoadResult load, List<MetricsSampler.Interval
 
     /** The errors of all repeats together: each kind with its count ("503=12, timeout=2"; "0" when clean), the total as the number. */
     static Cell errors(List<LoadRun> repeats) {
-        java.util.Map<String, Long> kinds = new java.util.TreeMap<>();
+        Map<String, Long> kinds = new TreeMap<>();
         for (LoadRun r : repeats) r.load().errorKinds().forEach((kind, count) -> kinds.merge(kind, count, Long::sum));
         long total = repeats.stream().mapToLong(r -> r.load().errors()).sum();
         StringBuilder text = new StringBuilder();
