@@ -3,12 +3,12 @@ package keel.http.server;
 import java.time.Duration;
 import java.util.Locale;
 
-/** Parses configuration words: integers, sizes ({@code 8KiB}, {@code 10MiB}), durations ({@code 500ms}, {@code 10s}). */
-final class ConfigValues {
+/** Parses (and prints) configuration words: integers, sizes ({@code 8KiB}, {@code 10MiB}), durations ({@code 500ms}, {@code 10s}). */
+public final class ConfigValues {
     private ConfigValues() {
     }
 
-    static int integer(String text, long min, long max) {
+    public static int integer(String text, long min, long max) {
         long value;
         try {
             value = Long.parseLong(text.trim().replace("_", ""));
@@ -19,7 +19,7 @@ final class ConfigValues {
         return (int) value;
     }
 
-    static long size(String text, long min, long max) {
+    public static long size(String text, long min, long max) {
         String t = text.trim().toLowerCase(Locale.ROOT).replace("_", "");
         long unit = 1;
         for (String[] suffix : new String[][]{{"kib", "1024"}, {"mib", "1048576"}, {"gib", "1073741824"},
@@ -40,7 +40,7 @@ final class ConfigValues {
         return value;
     }
 
-    static Duration duration(String text) {
+    public static Duration duration(String text) {
         String t = text.trim().toLowerCase(Locale.ROOT);
         try {
             Duration d;
@@ -57,7 +57,7 @@ final class ConfigValues {
         }
     }
 
-    static boolean bool(String text) {
+    public static boolean bool(String text) {
         return switch (text.trim().toLowerCase(Locale.ROOT)) {
             case "true", "on", "yes" -> true;
             case "false", "off", "no" -> false;
@@ -65,7 +65,7 @@ final class ConfigValues {
         };
     }
 
-    static <E extends Enum<E>> E word(String text, Class<E> type) {
+    public static <E extends Enum<E>> E word(String text, Class<E> type) {
         String constant = text.trim().toUpperCase(Locale.ROOT).replace('-', '_');
         for (E value : type.getEnumConstants()) {
             if (value.name().equals(constant)) return value;
@@ -77,13 +77,13 @@ final class ConfigValues {
         throw new IllegalArgumentException("expected one of " + words);
     }
 
-    static String size(long bytes) {
+    public static String size(long bytes) {
         if (bytes >= 1 << 20 && bytes % (1 << 20) == 0) return bytes / (1 << 20) + "MiB";
         if (bytes >= 1 << 10 && bytes % (1 << 10) == 0) return bytes / (1 << 10) + "KiB";
         return Long.toString(bytes);
     }
 
-    static String duration(Duration d) {
+    public static String duration(Duration d) {
         long ms = d.toMillis();
         if (ms % 60_000 == 0 && ms >= 60_000) return ms / 60_000 + "m";
         if (ms % 1000 == 0) return ms / 1000 + "s";
