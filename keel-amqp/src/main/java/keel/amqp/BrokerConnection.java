@@ -69,14 +69,19 @@ public final class BrokerConnection implements HealthCheck, AutoCloseable {
     }
 
     /**
-     * Starts connecting in the background and returns at once. {@code onFirstConnect} runs once, on
-     * the connecting thread, when the first connection is made (declare queues, open channels);
-     * recovery repeats what it declared. If it throws, the connection is dropped and tried again.
+     * A connection that {@link #connect} starts. {@code onFirstConnect} runs once, on the connecting
+     * thread, when the first connection is made and before the state is {@code UP} (declare queues,
+     * open channels); recovery repeats what it declared. If it throws, the connection is dropped and
+     * tried again.
      */
-    public static BrokerConnection start(String name, AmqpOptions options, Consumer<Connection> onFirstConnect) {
-        BrokerConnection broker = new BrokerConnection(name, options, onFirstConnect);
-        broker.connector.start();
-        return broker;
+    public static BrokerConnection create(String name, AmqpOptions options, Consumer<Connection> onFirstConnect) {
+        return new BrokerConnection(name, options, onFirstConnect);
+    }
+
+    /** Starts connecting in the background and returns at once. */
+    public BrokerConnection connect() {
+        connector.start();
+        return this;
     }
 
     private static ConnectionFactory factory(AmqpOptions options) {
@@ -92,8 +97,9 @@ public final class BrokerConnection implements HealthCheck, AutoCloseable {
         factory.setConnectionTimeout(2_000);
         factory.setHandshakeTimeout(5_000);
         factory.setRequestedHeartbeat(10); // a silent broker is noticed within ~20 s, not the default 2 min
-        // A channel RPC (open, declare, confirm.select) against a stalled broker must not hang a thread for the default 10 min.
-        factory.setChannelRpcTimeout((int) Math.max(5_000, options.gateway().confirmTimeout().toMillis()));
+        // A channel RPC (open, declare, confirm.select) against a stalled broker must not hang a thread
+        // for the default 10 min: give it the time a publish gets for its confirm.
+        factory.setChannelRpcTimeout((int) Math.max(1_000, options.gateway().confirmTimeout().toMillis()));
         factory.setShutdownTimeout(2_000);
         return factory;
     }

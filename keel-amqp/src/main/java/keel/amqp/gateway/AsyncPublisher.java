@@ -1,6 +1,7 @@
 package keel.amqp.gateway;
 
 import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ShutdownSignalException;
 import keel.amqp.AmqpOptions;
 import keel.amqp.BrokerConnection;
@@ -73,6 +74,14 @@ final class AsyncPublisher implements AutoCloseable {
         return options.maxOutstanding() - permits.availablePermits();
     }
 
+    /**
+     * Opens every lane's channel on the first connection, before the gateway reports itself up, so
+     * no request waits for a channel to open (a stalled broker would hold it for the RPC timeout).
+     */
+    void openChannels(Connection connection) throws IOException {
+        for (Lane lane : lanes) lane.open(connection);
+    }
+
     private void expire() {
         long now = System.nanoTime();
         // The queue is FIFO with one timeout for all: expired messages are at its head.
@@ -86,7 +95,7 @@ final class AsyncPublisher implements AutoCloseable {
     private final class Lane {
         final Thread thread;
         final ConfirmTracker tracker = new ConfirmTracker(options.confirmTimeout().toMillis());
-        private Channel channel;
+        private volatile Channel channel;
 
         Lane(int index) {
             this.thread = Thread.ofPlatform().name("keel-amqp-publisher-" + index).daemon(true).unstarted(this::run);
@@ -127,8 +136,13 @@ final class AsyncPublisher implements AutoCloseable {
 
         /** The lane's channel, reopened if a channel error closed it (recovery reopens it after a connection failure). */
         private Channel channel() throws IOException {
-            if (channel != null && (channel.isOpen() || broker.state() != BrokerConnection.State.UP)) return channel;
-            Channel opened = broker.openChannel();
+            Channel current = channel;
+            if (current != null && (current.isOpen() || broker.state() != BrokerConnection.State.UP)) return current;
+            return open(broker.connection().orElseThrow(() -> new IOException(broker.unavailable().orElse("not connected"))));
+        }
+
+        private Channel open(Connection connection) throws IOException {
+            Channel opened = connection.createChannel();
             opened.confirmSelect();
             opened.addConfirmListener(tracker);
             opened.addReturnListener(returned -> tracker.returned(returned.getProperties().getMessageId(),

@@ -34,10 +34,11 @@ public final class Gateway implements AutoCloseable {
 
     private Gateway(AmqpOptions options) {
         this.options = options;
-        this.broker = BrokerConnection.start("keel-gateway", options, this::declare);
+        this.broker = BrokerConnection.create("keel-gateway", options, this::declare);
         boolean isAsync = options.gateway().mode() == GatewayMode.ASYNC;
         this.sync = isAsync ? null : new SyncPublisher(broker, options.gateway());
         this.async = isAsync ? new AsyncPublisher(broker, options.gateway()) : null;
+        broker.connect();
     }
 
     public static Gateway start(AmqpOptions options) {
@@ -45,15 +46,18 @@ public final class Gateway implements AutoCloseable {
     }
 
     /**
-     * With the default exchange, the default routing key names a queue: declare it (durable) so a
-     * message published without a key has somewhere to go. The channel stays open, so recovery
-     * declares the queue again on a new broker.
+     * On the first connection: with the default exchange, the default routing key names a queue;
+     * declare it (durable) so a message published without a key has somewhere to go. The channel
+     * stays open, so recovery declares the queue again on a new broker. Then the async lanes open
+     * their channels.
      */
     private void declare(Connection connection) {
-        if (!options.gateway().exchange().isEmpty()) return;
         try {
-            Channel topology = connection.createChannel();
-            topology.queueDeclare(options.gateway().routingKey(), true, false, false, null);
+            if (options.gateway().exchange().isEmpty()) {
+                Channel topology = connection.createChannel();
+                topology.queueDeclare(options.gateway().routingKey(), true, false, false, null);
+            }
+            if (async != null) async.openChannels(connection);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -88,6 +92,11 @@ public final class Gateway implements AutoCloseable {
 
     public BrokerConnection broker() {
         return broker;
+    }
+
+    /** Async mode: messages queued or awaiting a confirm; 0 in the synchronous modes. */
+    public int outstanding() {
+        return async == null ? 0 : async.outstanding();
     }
 
     public GatewayMode mode() {
