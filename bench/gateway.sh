@@ -40,6 +40,7 @@
 #   DURATION [30], WARMUP [3], CONNECTIONS [500]
 #   MODES [event-loop worker-pool async virtual-thread], FAULT_MODES [async virtual-thread]
 #   FAULT_DURATION [20], FAULT_AT [5], FAULT_FOR [5]   seconds
+#   GATEWAY_ARGS   more bin/keel serve flags for every row (e.g. "--gateway-publisher-threads 1")
 #   QUEUE [keel.bench.gateway], PORT [38090], SERVER_CPU [0], CLIENT_CPU [1], BROKER_CPU [1] ("" leaves
 #   the broker unpinned), SERVER_NICE [-10 as root, else 0], READY_TIMEOUT [60]
 #
@@ -63,22 +64,16 @@ LOOPS=2
 log() { printf '[gateway] %s\n' "$*" >&2; }
 die() { printf '[gateway] error: %s\n' "$*" >&2; exit 1; }
 
-for v in DURATION WARMUP CONNECTIONS FAULT_DURATION FAULT_AT FAULT_FOR PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT; do
-  [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a non-negative integer, got '${!v}'"
-done
-((FAULT_AT + FAULT_FOR < FAULT_DURATION)) || die "FAULT_AT + FAULT_FOR must end before FAULT_DURATION"
-for m in $MODES $FAULT_MODES; do [[ " $ALL_MODES " == *" $m "* ]] || die "unknown mode '$m' (known: $ALL_MODES)"; done
-for tool in wrk taskset curl awk rabbitmqctl; do
-  command -v "$tool" >/dev/null 2>&1 || die "'$tool' not found (wrk: apt-get install -y wrk; rabbitmqctl: bin/keel services up)"
-done
-
 # shellcheck source-path=SCRIPTDIR source=../lib/java.sh
 source "$BENCH_DIR/../lib/java.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/bench.sh
 source "$BENCH_DIR/lib/bench.sh"
-JAVA_HOME=$(keel_java_home) || die "a JDK >= 25 is required"
-export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH"
-rabbitmqctl -q status >/dev/null 2>&1 || die "RabbitMQ is not running: start it with 'bin/keel services up'"
+require_integers DURATION WARMUP CONNECTIONS FAULT_DURATION FAULT_AT FAULT_FOR PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT
+((FAULT_AT + FAULT_FOR < FAULT_DURATION)) || die "FAULT_AT + FAULT_FOR must end before FAULT_DURATION"
+for m in $MODES $FAULT_MODES; do [[ " $ALL_MODES " == *" $m "* ]] || die "unknown mode '$m' (known: $ALL_MODES)"; done
+require_tools "wrk: apt-get install -y wrk; rabbitmqctl: bin/keel services up" wrk taskset curl awk rabbitmqctl
+use_java_25
+require_broker
 
 BASE="http://127.0.0.1:$PORT"
 WATERMARK=""   # the broker's memory watermark while a fault row has changed it
@@ -144,7 +139,8 @@ parse_timeline() { # file fault_start_epoch fault_end_epoch
 
 start_gateway() { # mode log_file
   local mode=$1 logf=$2 deadline
-  start_server "$logf" --gateway-mode "$mode" --gateway-routing-key "$QUEUE"
+  # shellcheck disable=SC2086
+  start_server "$logf" --gateway-mode "$mode" --gateway-routing-key "$QUEUE" ${GATEWAY_ARGS:-}
   deadline=$((SECONDS + 20))
   until [[ $(curl -s -o /dev/null -w '%{http_code}' "$BASE/keel/health") == 200 ]]; do
     ((SECONDS < deadline)) || die "$mode: /keel/health not 200 within 20 s: $(curl -s "$BASE/keel/health")"

@@ -40,21 +40,15 @@ LOOPS=2
 log() { printf '[ingest] %s\n' "$*" >&2; }
 die() { printf '[ingest] error: %s\n' "$*" >&2; exit 1; }
 
-for v in EVENTS PORT SERVER_CPU READY_TIMEOUT DRAIN_TIMEOUT; do
-  [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a non-negative integer, got '${!v}'"
-done
-for m in $MODES $KILL_MODES; do [[ $m == sequential || $m == pipelined ]] || die "unknown mode '$m' (sequential, pipelined)"; done
-for tool in taskset curl awk psql rabbitmqctl; do
-  command -v "$tool" >/dev/null 2>&1 || die "'$tool' not found (bin/keel services up installs RabbitMQ and PostgreSQL)"
-done
-
 # shellcheck source-path=SCRIPTDIR source=../lib/java.sh
 source "$BENCH_DIR/../lib/java.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/bench.sh
 source "$BENCH_DIR/lib/bench.sh"
-JAVA_HOME=$(keel_java_home) || die "a JDK >= 25 is required"
-export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH"
-rabbitmqctl -q status >/dev/null 2>&1 || die "RabbitMQ is not running: start it with 'bin/keel services up'"
+require_integers EVENTS PORT SERVER_CPU READY_TIMEOUT DRAIN_TIMEOUT
+for m in $MODES $KILL_MODES; do [[ $m == sequential || $m == pipelined ]] || die "unknown mode '$m' (sequential, pipelined)"; done
+require_tools "bin/keel services up installs RabbitMQ and PostgreSQL" taskset curl awk psql rabbitmqctl
+use_java_25
+require_broker
 
 BASE="http://127.0.0.1:$PORT"
 export PGPASSWORD=${KEEL_DB_PASSWORD:-keel}

@@ -38,6 +38,30 @@ git_desc() {
   if git -C "$ROOT" diff --quiet HEAD 2>/dev/null; then echo "commit $rev"; else echo "commit $rev + local changes"; fi
 }
 
+# Dies unless each named variable holds a non-negative integer.
+require_integers() {
+  local v
+  for v in "$@"; do [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a non-negative integer, got '${!v}'"; done
+}
+
+# require_tools "how to get them" tool...: dies naming the first tool not in PATH.
+require_tools() {
+  local hint=$1 tool
+  shift
+  for tool in "$@"; do command -v "$tool" >/dev/null 2>&1 || die "'$tool' not found ($hint)"; done
+}
+
+# Exports JAVA_HOME (and PATH) for a JDK >= 25, or dies.
+use_java_25() {
+  JAVA_HOME=$(keel_java_home) || die "a JDK >= 25 is required"
+  export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH"
+}
+
+# Dies unless the RabbitMQ broker answers.
+require_broker() {
+  rabbitmqctl -q status >/dev/null 2>&1 || die "RabbitMQ is not running: start it with 'bin/keel services up'"
+}
+
 # ------------------------------------------------- the server under test ---
 
 SERVER_PID=""  # taskset exec's bin/keel, which exec's java: this PID is the JVM

@@ -1,5 +1,7 @@
 package keel.amqp;
 
+import static keel.http.server.ConfigValues.positive;
+
 import keel.amqp.gateway.GatewayMode;
 import keel.amqp.ingest.IngestMode;
 
@@ -95,15 +97,6 @@ public record AmqpOptions(URI uri, Duration recoveryInterval, Gateway gateway, I
     /** The broker's address without the password, for messages and {@code /keel/health}. */
     public String brokerAddress() {
         return uri.getScheme() + "://" + uri.getHost() + ":" + (uri.getPort() < 0 ? 5672 : uri.getPort());
-    }
-
-    private static void positive(String name, long value) {
-        if (value < 1) throw new IllegalArgumentException(name + " must be >= 1: " + value);
-    }
-
-    private static void positive(String name, Duration value) {
-        Objects.requireNonNull(value, name);
-        if (value.isNegative() || value.isZero()) throw new IllegalArgumentException(name + " must be > 0: " + value);
     }
 
     /** Flat setters named after the components; every default lives here. */

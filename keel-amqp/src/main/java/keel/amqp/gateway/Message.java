@@ -5,8 +5,10 @@ import keel.http.HttpStatusException;
 import keel.http.Request;
 
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.Date;
-import java.util.UUID;
+import java.util.HexFormat;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One message to publish, read from {@code POST /gateway/publish}: the body is the message; the
@@ -18,6 +20,12 @@ record Message(String routingKey, String messageId, AMQP.BasicProperties propert
 
     static final String ROUTING_KEY_HEADER = "Routing-Key";
     static final String MESSAGE_ID_HEADER = "Message-Id";
+    /**
+     * Generated ids are a random 64-bit prefix per process and a counter: unique without a
+     * {@code UUID.randomUUID()} per request, which takes a shared SecureRandom's lock on the loop.
+     */
+    private static final String ID_PREFIX = "keel-" + HexFormat.of().toHexDigits(new SecureRandom().nextLong()) + "-";
+    private static final AtomicLong ID_COUNTER = new AtomicLong();
 
     static Message from(Request request, String defaultRoutingKey) {
         String key = request.header(ROUTING_KEY_HEADER);
@@ -25,7 +33,7 @@ record Message(String routingKey, String messageId, AMQP.BasicProperties propert
         // AMQP short strings: at most 255 bytes.
         if (key.getBytes(StandardCharsets.UTF_8).length > 255) throw new HttpStatusException(400, "routing key longer than 255 bytes");
         String id = request.header(MESSAGE_ID_HEADER);
-        if (id == null || id.isBlank()) id = UUID.randomUUID().toString();
+        if (id == null || id.isBlank()) id = ID_PREFIX + ID_COUNTER.incrementAndGet();
         else if (id.getBytes(StandardCharsets.UTF_8).length > 255) throw new HttpStatusException(400, "Message-Id longer than 255 bytes");
         String type = request.header("Content-Type");
         AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()

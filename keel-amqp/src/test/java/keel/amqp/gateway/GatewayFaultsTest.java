@@ -1,12 +1,10 @@
 package keel.amqp.gateway;
 
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
 import keel.amqp.BrokerConnection;
 import keel.amqp.BrokerProxy;
+import keel.amqp.BrokerTest;
 import keel.amqp.Services;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -19,19 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** What each mode answers when the broker is slow, away, refuses or loses a message: never 2xx unconfirmed. */
-class GatewayFaultsTest {
-    private static Connection broker;
-
-    @BeforeAll
-    static void connect() {
-        broker = Services.broker();
-    }
-
-    @AfterAll
-    static void disconnect() throws Exception {
-        broker.close();
-    }
-
+class GatewayFaultsTest extends BrokerTest {
     @ParameterizedTest
     @EnumSource(GatewayMode.class)
     void answers504WhenNoConfirmComesInTimeAndWorksAgainAfter(GatewayMode mode) throws Exception {
@@ -125,6 +111,8 @@ class GatewayFaultsTest {
             HttpResponse<String> response = inFlight.join();
             assertThat(response.statusCode()).as(response.body()).isEqualTo(502);
             assertThat(response.body()).contains("the broker connection failed");
+            // The in-flight answer can come before the connection reports the loss: wait for both edges.
+            server.awaitState(BrokerConnection.State.DOWN, Duration.ofSeconds(5));
             server.awaitState(BrokerConnection.State.UP, Duration.ofSeconds(15));
             HttpResponse<String> after = server.publish("after", queue);
             assertThat(after.statusCode()).as(after.body()).isEqualTo(202);

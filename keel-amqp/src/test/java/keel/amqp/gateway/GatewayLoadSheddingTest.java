@@ -1,10 +1,8 @@
 package keel.amqp.gateway;
 
-import com.rabbitmq.client.Connection;
 import keel.amqp.BrokerProxy;
+import keel.amqp.BrokerTest;
 import keel.amqp.Services;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -21,19 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with 503 + Retry-After; the admitted ones are confirmed once the broker moves again. (V1 has no
  * bound: it blocks its loop, which is the failure it exists to show.)
  */
-class GatewayLoadSheddingTest {
-    private static Connection broker;
-
-    @BeforeAll
-    static void connect() {
-        broker = Services.broker();
-    }
-
-    @AfterAll
-    static void disconnect() throws Exception {
-        broker.close();
-    }
-
+class GatewayLoadSheddingTest extends BrokerTest {
     @ParameterizedTest
     @EnumSource(value = GatewayMode.class, names = {"WORKER_POOL", "ASYNC", "VIRTUAL_THREAD"})
     void refusesPastItsBoundWith503AndConfirmsWhatItAdmitted(GatewayMode mode) throws Exception {

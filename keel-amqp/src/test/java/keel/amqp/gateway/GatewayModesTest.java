@@ -1,11 +1,9 @@
 package keel.amqp.gateway;
 
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
+import keel.amqp.BrokerTest;
 import keel.amqp.Services;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -19,19 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Each of the four modes publishes for real: 202 only with the message on the broker's queue. */
-class GatewayModesTest {
-    private static Connection broker;
-
-    @BeforeAll
-    static void connect() {
-        broker = Services.broker();
-    }
-
-    @AfterAll
-    static void disconnect() throws Exception {
-        broker.close();
-    }
-
+class GatewayModesTest extends BrokerTest {
     @ParameterizedTest
     @EnumSource(GatewayMode.class)
     void answers202ForEveryConfirmedMessageAndEachIsOnTheQueue(GatewayMode mode) throws Exception {

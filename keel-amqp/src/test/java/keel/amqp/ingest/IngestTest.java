@@ -1,10 +1,10 @@
 package keel.amqp.ingest;
 
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
 import keel.amqp.AmqpOptions;
 import keel.amqp.BrokerConnection;
 import keel.amqp.BrokerProxy;
+import keel.amqp.BrokerTest;
 import keel.amqp.Services;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -20,20 +20,17 @@ import java.util.function.BooleanSupplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Both ingest modes against the real broker and database: each event ends up exactly once in the table. */
-class IngestTest {
-    private static Connection broker;
+class IngestTest extends BrokerTest {
     private static java.sql.Connection database;
 
     @BeforeAll
-    static void connect() throws Exception {
-        broker = Services.broker();
+    static void connectToDatabase() throws Exception {
         database = Services.database();
         new EventStore(Services.options().build().database()).createTable();
     }
 
     @AfterAll
-    static void disconnect() throws Exception {
-        broker.close();
+    static void closeDatabaseConnection() throws Exception {
         database.close();
     }
 

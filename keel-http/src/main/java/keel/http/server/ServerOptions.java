@@ -1,5 +1,7 @@
 package keel.http.server;
 
+import static keel.http.server.ConfigValues.positive;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -155,15 +157,6 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.blockedThreshold = guard.blockedThreshold();
         b.onBlocked = guard.onBlocked();
         return b;
-    }
-
-    private static void positive(String name, long value) {
-        if (value < 1) throw new IllegalArgumentException(name + " must be >= 1: " + value);
-    }
-
-    private static void positive(String name, Duration value) {
-        Objects.requireNonNull(value, name);
-        if (value.isNegative() || value.isZero()) throw new IllegalArgumentException(name + " must be > 0: " + value);
     }
 
     /** Flat setters named after the components; every default lives here. */
