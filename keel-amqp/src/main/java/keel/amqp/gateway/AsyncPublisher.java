@@ -12,10 +12,10 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -36,7 +36,12 @@ final class AsyncPublisher implements AutoCloseable {
     private final BrokerConnection broker;
     private final AmqpOptions.Gateway options;
     private final Semaphore permits;
-    private final ArrayBlockingQueue<Pending> queue;
+    /**
+     * Lock-free on the loop's side: a loop must never wait for a lock that a preempted publisher
+     * thread holds (an {@code ArrayBlockingQueue} shares one lock between both ends). Bounded by
+     * {@link #permits}, which the loop takes before it offers.
+     */
+    private final LinkedTransferQueue<Pending> queue = new LinkedTransferQueue<>();
     private final List<Lane> lanes = new ArrayList<>();
     private final ScheduledExecutorService sweeper;
     private final long timeoutNanos;
@@ -46,8 +51,6 @@ final class AsyncPublisher implements AutoCloseable {
         this.broker = broker;
         this.options = options;
         this.permits = new Semaphore(options.maxOutstanding());
-        // Sized for every permit, so an admitted message is never refused by the queue.
-        this.queue = new ArrayBlockingQueue<>(options.maxOutstanding());
         this.timeoutNanos = options.confirmTimeout().toNanos();
         for (int i = 0; i < options.publisherThreads(); i++) lanes.add(new Lane(i));
         this.sweeper = Executors.newSingleThreadScheduledExecutor(
@@ -66,7 +69,7 @@ final class AsyncPublisher implements AutoCloseable {
                     options.maxOutstanding() + " messages already queued or awaiting a confirm").toResponse());
         }
         Pending pending = new Pending(message, System.nanoTime() + timeoutNanos, permits);
-        queue.add(pending);
+        queue.offer(pending);
         return pending.response;
     }
 

@@ -85,12 +85,12 @@ public final class Ingest implements HealthCheck, AutoCloseable {
                 consuming.basicQos(1);
                 consuming.basicConsume(ingest.queue(), false, (tag, delivery) -> accept(delivery, writer::write), tag -> { });
             } else {
-                for (int i = 0; i < ingest.writers(); i++) {
-                    Thread thread = Thread.ofPlatform().name("keel-ingest-writer-" + i).daemon(true).start(this::drainBuffer);
-                    writerThreads.add(thread);
-                }
                 consuming.basicQos(ingest.prefetch());
                 consuming.basicConsume(ingest.queue(), false, (tag, delivery) -> accept(delivery, this::enqueue), tag -> { });
+                // Deliveries wait in the buffer until the writers start; they start once, after the consumer is in place.
+                for (int i = 0; i < ingest.writers(); i++) {
+                    writerThreads.add(Thread.ofPlatform().name("keel-ingest-writer-" + i).daemon(true).start(this::drainBuffer));
+                }
             }
             LOG.info("ingest_started", "mode", ingest.mode().word(), "queue", ingest.queue());
         } catch (IOException e) {
