@@ -22,6 +22,7 @@
 #   at threshold 0 and reports how many pinned events it saw.
 #
 # How to read the table
+#   idle row       a server with no requests: the loop lag this machine imposes by itself
 #   req/s          every answer per second (202 or not)
 #   p95/p99 ms     wrk's latency percentiles, over all answers
 #   success %      202s out of all requests, socket errors and timeouts included
@@ -37,7 +38,7 @@
 #   MODES="async virtual-thread" FAULT_MODES= DURATION=10 bench/gateway.sh
 #
 # Environment (defaults in brackets)
-#   DURATION [30], WARMUP [3], CONNECTIONS [500]
+#   DURATION [30], WARMUP [3], CONNECTIONS [500], IDLE [10] (seconds of the idle baseline row; 0 skips it)
 #   MODES [event-loop worker-pool async virtual-thread], FAULT_MODES [async virtual-thread]
 #   FAULT_DURATION [20], FAULT_AT [5], FAULT_FOR [5]   seconds
 #   GATEWAY_ARGS   more bin/keel serve flags for every row (e.g. "--gateway-publisher-threads 1")
@@ -53,7 +54,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
 
 ALL_MODES="event-loop worker-pool async virtual-thread"
-DURATION=${DURATION:-30} WARMUP=${WARMUP:-3} CONNECTIONS=${CONNECTIONS:-500}
+DURATION=${DURATION:-30} WARMUP=${WARMUP:-3} CONNECTIONS=${CONNECTIONS:-500} IDLE=${IDLE:-10}
 MODES=${MODES-$ALL_MODES} FAULT_MODES=${FAULT_MODES-async virtual-thread}
 FAULT_DURATION=${FAULT_DURATION:-20} FAULT_AT=${FAULT_AT:-5} FAULT_FOR=${FAULT_FOR:-5}
 QUEUE=${QUEUE:-keel.bench.gateway} PORT=${PORT:-38090} READY_TIMEOUT=${READY_TIMEOUT:-60}
@@ -68,7 +69,7 @@ die() { printf '[gateway] error: %s\n' "$*" >&2; exit 1; }
 source "$BENCH_DIR/../lib/java.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/bench.sh
 source "$BENCH_DIR/lib/bench.sh"
-require_integers DURATION WARMUP CONNECTIONS FAULT_DURATION FAULT_AT FAULT_FOR PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT
+require_integers DURATION WARMUP CONNECTIONS IDLE FAULT_DURATION FAULT_AT FAULT_FOR PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT
 ((FAULT_AT + FAULT_FOR < FAULT_DURATION)) || die "FAULT_AT + FAULT_FOR must end before FAULT_DURATION"
 for m in $MODES $FAULT_MODES; do [[ " $ALL_MODES " == *" $m "* ]] || die "unknown mode '$m' (known: $ALL_MODES)"; done
 require_tools "wrk: apt-get install -y wrk; rabbitmqctl: bin/keel services up" wrk taskset curl awk rabbitmqctl
@@ -166,6 +167,20 @@ pin_broker
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 WRK_ARGS=(-t2 "-c$CONNECTIONS" --timeout 10s -s "$BENCH_DIR/wrk/gateway.lua")
 
+if ((IDLE > 0)); then
+  # The floor the machine itself sets: loop lag of a server that serves nothing (other tenants,
+  # the hypervisor). On a shared machine this can be far above the 5 ms a loaded loop should stay under.
+  start_gateway async "$OUT/idle.server.log"
+  curl -sf --max-time 30 "$BASE/metrics" >"$OUT/idle.metrics-before.txt" || die "idle: could not read /metrics"
+  log "idle: ${IDLE}s without requests, for the machine's own loop-lag floor"
+  sleep "$IDLE"
+  curl -sf --max-time 30 "$BASE/metrics" >"$OUT/idle.metrics.txt" || die "idle: could not read /metrics"
+  read -r lag99 _ wd < <(parse_metrics "$OUT/idle.metrics-before.txt" "$OUT/idle.metrics.txt" /gateway/publish)
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "idle (no requests, ${IDLE}s)" - - - - - - "$lag99" "$wd" - - - >>"$ROWS"
+  log "idle: loop lag p99 $lag99 ms"
+  stop_server
+fi
+
 for mode in $MODES; do
   KEEL_JAVA_OPTS=""
   if [[ $mode == virtual-thread ]]; then
@@ -228,6 +243,9 @@ for mode in $FAULT_MODES; do
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$rps" "$success" "$fivexx" "$errors" "$before" "$during" \
     "$during5xx" "$after" "$ok" "$queued" "$lost/$health" >>"$FAULTS"
   log "$mode fault: 202/s before $before, during $during, after $after; 5xx during $during5xx; 202 $ok, queued $queued"
+  timeline=$(awk -v from="$fault_from" -v to="$fault_to" '/^SECOND / { split($3, o, "="); split($4, f, "=");
+      printf "%s%s/%s", (n++ ? " " : ""), (($2 >= from && $2 <= to) ? "*" : "") o[2], f[2] }' "$OUT/$mode.fault.wrk.txt")
+  NOTES+=("- $mode fault run, 202/5xx per second (* = alarm raised): $timeline")
   stop_server
 done
 
