@@ -112,6 +112,11 @@ public final class BrokerConnection implements HealthCheck, AutoCloseable {
                 watch(opened);
                 onFirstConnect.accept(opened);
                 connection = opened;
+                if (status.state() == State.CLOSED) {
+                    // close() ran while this connection was being made: it may not have seen it.
+                    opened.abort(1_000);
+                    return;
+                }
                 moveTo(opened.isOpen() ? State.UP : State.DOWN, null);
                 LOG.info("broker_connected", "name", name, "broker", options.brokerAddress());
                 firstConnect.countDown();

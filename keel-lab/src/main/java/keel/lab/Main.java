@@ -2,7 +2,6 @@ package keel.lab;
 
 import keel.amqp.AmqpConfigKeys;
 import keel.amqp.AmqpOptions;
-import keel.amqp.HealthCheck;
 import keel.amqp.HealthRoute;
 import keel.amqp.gateway.Gateway;
 import keel.amqp.ingest.EventLoad;
@@ -139,10 +138,17 @@ public final class Main {
         // the gateway route and /keel/health answer 503 saying why.
         Gateway gateway = Gateway.start(config.amqp());
         gateway.register(router);
-        List<HealthCheck> checks = new ArrayList<>(List.of(gateway.broker()));
-        if (config.amqp().ingest().enabled()) checks.add(Ingest.start(config.amqp()));
-        HealthRoute.register(router, checks);
-        HttpServer server = HttpServer.start(options, router, metrics);
+        Ingest ingest = config.amqp().ingest().enabled() ? Ingest.start(config.amqp()) : null;
+        HealthRoute.register(router, ingest == null ? List.of(gateway.broker()) : List.of(gateway.broker(), ingest));
+        HttpServer server;
+        try {
+            server = HttpServer.start(options, router, metrics);
+        } catch (IOException | RuntimeException e) {
+            // The broker connections run non-daemon client threads: close them, or the JVM would outlive the failure.
+            if (ingest != null) ingest.close();
+            gateway.close();
+            throw e;
+        }
         running.set(server);
         stopGracefullyOnSignals(server, out);
         out.printf("keel %s serving on http://%s:%d (transport=%s, execution=%s, threads=%s, loops=%d, gateway=%s, ingest=%s)%n",
