@@ -38,7 +38,12 @@ services_up() {
   else
     services_log "starting rabbitmq"
     services_as_root rabbitmq-server -detached
-    services_as_root rabbitmqctl -q await_startup --timeout 120
+    # await_startup fails at once until the node has registered with epmd: retry until it waits.
+    local deadline=$((SECONDS + 120))
+    until services_as_root rabbitmqctl -q await_startup --timeout 60 >/dev/null 2>&1; do
+      ((SECONDS < deadline)) || { services_log "rabbitmq did not start within 120 s (see /var/log/rabbitmq)"; return 1; }
+      sleep 1
+    done
   fi
   # shellcheck disable=SC2046
   if postgres_running; then
