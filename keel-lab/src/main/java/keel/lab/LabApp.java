@@ -1,5 +1,9 @@
 package keel.lab;
 
+import keel.amqp.AmqpOptions;
+import keel.amqp.HealthRoute;
+import keel.amqp.gateway.Gateway;
+import keel.amqp.ingest.Ingest;
 import keel.http.client.ClientOptions;
 import keel.http.client.HttpClient;
 import keel.http.router.Router;
@@ -12,6 +16,7 @@ import keel.metrics.KeelMetrics;
 
 import java.io.IOException;
 import java.net.URI;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -20,9 +25,20 @@ import java.util.function.Supplier;
  * upstream with. Calls made on the server's event loops run on them; calls from other threads use
  * the client's one loop. Everything is ready before the port opens: a first request pays for nothing.
  */
-public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream) implements AutoCloseable {
+public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream, List<AutoCloseable> services)
+        implements AutoCloseable {
 
+    /** The lab app without the gateway and ingest routes (no broker connection is made). */
     public static LabApp start(ServerOptions options, LabSettings lab) throws IOException, InterruptedException {
+        return start(options, lab, null);
+    }
+
+    /**
+     * The lab app; with {@code amqp} also {@code POST /gateway/publish}, {@code /keel/health} and (when
+     * enabled) the ingest pipeline. Broker and database connect in the background: without them the
+     * server still starts, and those routes answer 503 saying why.
+     */
+    public static LabApp start(ServerOptions options, LabSettings lab, AmqpOptions amqp) throws IOException, InterruptedException {
         // Calls made on a server loop run on that loop; the client's own loop serves calls from other threads.
         HttpClient client = HttpClient.create(ClientOptions.builder().loops(1).build());
         if (options.warmup() && !lab.upstreamUrl().isEmpty()) client.warmup(URI.create(lab.upstreamUrl() + "/"));
@@ -35,15 +51,36 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
         AdminRoutes.register(router, running::get);
         KeelMetrics metrics = new KeelMetrics();
         metrics.register(router);
+        List<AutoCloseable> services = amqp == null ? List.of() : startServices(router, amqp);
         HttpServer server;
         try {
             server = HttpServer.start(options, router, metrics); // opens its port last, warm when asked
         } catch (IOException | RuntimeException e) {
             client.close();
+            // The broker client runs non-daemon threads: closed here, or the JVM would outlive the failure.
+            closeAll(services);
             throw e;
         }
         running.set(server);
-        return new LabApp(server, client, upstream);
+        return new LabApp(server, client, upstream, services);
+    }
+
+    private static List<AutoCloseable> startServices(Router router, AmqpOptions amqp) {
+        Gateway gateway = Gateway.start(amqp);
+        gateway.register(router);
+        Ingest ingest = amqp.ingest().enabled() ? Ingest.start(amqp) : null;
+        HealthRoute.register(router, ingest == null ? List.of(gateway.broker()) : List.of(gateway.broker(), ingest));
+        return ingest == null ? List.of(gateway) : List.of(ingest, gateway);
+    }
+
+    private static void closeAll(List<AutoCloseable> services) {
+        for (AutoCloseable service : services) {
+            try {
+                service.close();
+            } catch (Exception e) {
+                System.getLogger(LabApp.class.getName()).log(System.Logger.Level.WARNING, "closing " + service + " failed", e);
+            }
+        }
     }
 
     /** The scenarios, made at their first call: the upstream's address may be this server's, known once it runs. */
@@ -65,10 +102,11 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
         }
     }
 
-    /** Closes the client (it may run on the server's loops), then stops the server gracefully. */
+    /** Closes the client, stops the server gracefully, then closes the broker and database connections. */
     @Override
     public void close() {
         client.close();
         server.stop();
+        closeAll(services);
     }
 }

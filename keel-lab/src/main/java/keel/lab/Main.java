@@ -1,5 +1,8 @@
 package keel.lab;
 
+import keel.amqp.AmqpConfigKeys;
+import keel.amqp.AmqpOptions;
+import keel.amqp.ingest.EventLoad;
 import keel.http.server.ConfigKeys;
 import keel.http.server.ServerOptions;
 import keel.lab.scenario.LabCommand;
@@ -7,6 +10,7 @@ import keel.lab.scenario.LabCommand;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /** The {@code bin/keel} commands. */
@@ -39,6 +43,9 @@ public final class Main {
             case "lab" -> {
                 return LabCommand.run(args.subList(1, args.size()), out, err);
             }
+            case "publish-events" -> {
+                return publishEvents(args.subList(1, args.size()), out, err);
+            }
             case "help", "--help", "-h" -> {
                 out.print(help());
                 return 0;
@@ -50,8 +57,8 @@ public final class Main {
         }
     }
 
-    /** The server's options and the lab's own settings. */
-    record Config(ServerOptions server, LabSettings lab) {
+    /** The server's options, the lab's own settings, and the gateway's and ingest pipeline's, read from the same flags and file. */
+    record Config(ServerOptions server, LabSettings lab, AmqpOptions amqp) {
     }
 
     /** The server options of {@link #config}; null for {@code --help}. */
@@ -64,19 +71,52 @@ public final class Main {
     static Config config(List<String> flags) {
         ServerOptions.Builder builder = defaults();
         LabSettings.Builder lab = new LabSettings.Builder();
+        AmqpOptions.Builder amqp = AmqpOptions.builder();
         for (int i = 0; i < flags.size(); i++) {
             if (flags.get(i).equals("--help") || flags.get(i).equals("-h")) return null;
-            if (flags.get(i).equals("--config")) YamlConfig.apply(Path.of(value(flags, i)), builder, lab);
+            if (flags.get(i).equals("--config")) YamlConfig.apply(Path.of(value(flags, i)), builder, lab, amqp);
         }
         for (int i = 0; i < flags.size(); i += 2) {
             String flag = flags.get(i);
             String value = value(flags, i);
             if (flag.equals("--config")) continue;
             var labKey = LabSettings.byFlag(flag);
+            var amqpKey = AmqpConfigKeys.byFlag(flag);
             if (labKey.isPresent()) LabSettings.apply(lab, labKey.get(), flag, value, "the command line");
+            else if (amqpKey.isPresent()) AmqpConfigKeys.apply(amqp, amqpKey.get(), flag, value, "the command line");
             else ConfigKeys.applyFlag(builder, flag, value);
         }
-        return new Config(ConfigKeys.build(builder), lab.build());
+        return new Config(ConfigKeys.build(builder), lab.build(), AmqpConfigKeys.build(amqp));
+    }
+
+    /**
+     * {@code publish-events --count N [--first F] [--prefix P] [flags]}: publishes device events
+     * {@code P-F} to {@code P-(F+N-1)} to the ingest queue, confirmed (for {@code bench/ingest.sh}).
+     */
+    private static int publishEvents(List<String> args, PrintStream out, PrintStream err) throws Exception {
+        int count = 10_000;
+        int first = 0;
+        String prefix = "event";
+        List<String> flags = new ArrayList<>();
+        try {
+            for (int i = 0; i < args.size(); i += 2) {
+                String value = value(args, i);
+                switch (args.get(i)) {
+                    case "--count" -> count = Integer.parseInt(value);
+                    case "--first" -> first = Integer.parseInt(value);
+                    case "--prefix" -> prefix = value;
+                    default -> flags.addAll(List.of(args.get(i), value));
+                }
+            }
+            Config config = config(flags);
+            EventLoad.publish(config.amqp(), prefix, first, first + count);
+            out.printf("published %d events %s-%d..%s-%d to %s%n", count, prefix, first, prefix, first + count - 1,
+                    config.amqp().ingest().queue());
+            return 0;
+        } catch (ConfigKeys.ConfigException | NumberFormatException e) {
+            err.println("keel: " + e.getMessage());
+            return 2;
+        }
     }
 
     /** The library's defaults, except that the lab app starts warm. */
@@ -92,12 +132,13 @@ public final class Main {
     }
 
     private static void serve(Config config, PrintStream out) throws IOException, InterruptedException {
-        LabApp app = LabApp.start(config.server(), config.lab());
+        LabApp app = LabApp.start(config.server(), config.lab(), config.amqp());
         ServerOptions options = app.server().options();
         stopGracefullyOnSignals(app, out);
-        out.printf("keel %s serving on http://%s:%d (transport=%s, execution=%s, threads=%s, loops=%d, warmup=%s)%n",
+        out.printf("keel %s serving on http://%s:%d (transport=%s, execution=%s, threads=%s, loops=%d, warmup=%s, gateway=%s, ingest=%s)%n",
                 Version.VALUE, options.host(), app.server().port(), options.transport().word(), options.execution().word(),
-                options.threads().word(), options.pools().loops(), options.warmup());
+                options.threads().word(), options.pools().loops(), options.warmup(), config.amqp().gateway().mode().word(),
+                config.amqp().ingest().enabled() ? config.amqp().ingest().mode().word() : "off");
         out.flush();
         app.server().awaitStop();
     }
@@ -123,7 +164,10 @@ public final class Main {
                 Keel: an event-loop HTTP/1.1 server runtime and its lab.
 
                 Usage:
-                  bin/keel serve [--config keel.yaml] [flags]      serve the lab app (benchmark routes)
+                  bin/keel serve [--config keel.yaml] [flags]      serve the lab app (benchmark routes, gateway)
+                  bin/keel publish-events --count N [--first F] [--prefix P] [flags]
+                                                                  publish N device events to the ingest queue
+                  bin/keel services up|down|status                start, stop or show RabbitMQ and PostgreSQL
                   bin/keel test [maven args]                      build and run every test (mvn verify on JDK 25)
                   bin/keel lab <scenario>… [--quick] [--out DIR]  run lab scenarios, write a report (bin/keel lab --help)
                   bin/keel lab compare A.json B.json              the ratios B/A of two lab runs' figures
@@ -135,6 +179,7 @@ public final class Main {
                 WebSocket endpoints ws://HOST:PORT/ws/echo (echo) and /ws/fib (each text n answers n=Fibonacci(n)).
                 Client scenarios: POST /orders/refine and GET /devices/{id}/status (?style=async|blocking)
                 call the embedded mock upstream (POST /upstream/refine-address, GET /upstream/devices/{id}/{aspect}).
+                POST /gateway/publish (RabbitMQ, answered 202 once confirmed) and /keel/health.
                 --transport, --execution and --threads apply to every benchmark route, so the execution
                 models can be compared on the same handlers.
 
@@ -148,6 +193,10 @@ public final class Main {
         LabSettings labDefaults = new LabSettings.Builder().build();
         for (LabSettings.Key key : LabSettings.KEYS) {
             text.append(String.format("  %-26s %-32s %s (default %s)%n", key.flag() + " V", key.yaml(), key.help(), key.current().apply(labDefaults)));
+        }
+        AmqpOptions amqpDefaults = AmqpOptions.defaults();
+        for (AmqpConfigKeys.Key key : AmqpConfigKeys.ALL) {
+            text.append(String.format("  %-26s %-32s %s (default %s)%n", key.flag() + " V", key.yaml(), key.help(), key.valueIn(amqpDefaults)));
         }
         text.append("""
 

@@ -3,6 +3,8 @@ package keel.lab;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import keel.amqp.AmqpConfigKeys;
+import keel.amqp.AmqpOptions;
 import keel.http.server.ConfigKeys;
 import keel.http.server.ServerOptions;
 
@@ -13,7 +15,7 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * Reads {@code keel.yaml}: nested maps whose dotted paths are the keys of {@link ConfigKeys} and {@link LabSettings}
+ * Reads {@code keel.yaml}: nested maps whose dotted paths are the keys of {@link ConfigKeys}, {@link LabSettings} and {@link AmqpConfigKeys}
  * ({@code server: {port: 8080}} is {@code server.port}). Unknown keys and bad values are refused with
  * the key's name and the file's.
  */
@@ -23,7 +25,7 @@ final class YamlConfig {
     private YamlConfig() {
     }
 
-    static void apply(Path file, ServerOptions.Builder builder, LabSettings.Builder lab) {
+    static void apply(Path file, ServerOptions.Builder builder, LabSettings.Builder lab, AmqpOptions.Builder amqp) {
         JsonNode root;
         try {
             root = YAML.readTree(Files.readString(file));
@@ -32,19 +34,22 @@ final class YamlConfig {
         }
         if (root == null || root.isMissingNode() || root.isNull()) return;
         if (!root.isObject()) throw new ConfigKeys.ConfigException(file + ": expected a map of keys at the top level");
-        applyNode("", root, builder, lab, file.toString());
+        applyNode("", root, builder, lab, amqp, file.toString());
     }
 
-    private static void applyNode(String prefix, JsonNode node, ServerOptions.Builder builder, LabSettings.Builder lab, String source) {
+    private static void applyNode(String prefix, JsonNode node, ServerOptions.Builder builder, LabSettings.Builder lab,
+                                  AmqpOptions.Builder amqp, String source) {
         for (Iterator<Map.Entry<String, JsonNode>> fields = node.fields(); fields.hasNext(); ) {
             Map.Entry<String, JsonNode> field = fields.next();
             String key = prefix.isEmpty() ? field.getKey() : prefix + "." + field.getKey();
             JsonNode value = field.getValue();
             if (value.isObject()) {
-                applyNode(key, value, builder, lab, source);
+                applyNode(key, value, builder, lab, amqp, source);
             } else if (value.isValueNode() && !value.isNull()) {
                 var labKey = LabSettings.byYaml(key);
+                var amqpKey = AmqpConfigKeys.byYaml(key);
                 if (labKey.isPresent()) LabSettings.apply(lab, labKey.get(), key, value.asText(), source);
+                else if (amqpKey.isPresent()) AmqpConfigKeys.apply(amqp, amqpKey.get(), key, value.asText(), source);
                 else ConfigKeys.applyYaml(builder, key, value.asText(), source);
             } else {
                 throw new ConfigKeys.ConfigException("configuration key '" + key + "' in " + source + " needs a single value");

@@ -1,5 +1,9 @@
 package keel.lab;
 
+import keel.amqp.AmqpConfigKeys;
+import keel.amqp.AmqpOptions;
+import keel.amqp.gateway.GatewayMode;
+import keel.amqp.ingest.IngestMode;
 import keel.http.server.ConfigKeys;
 import keel.http.server.Execution;
 import keel.http.server.ServerOptions;
@@ -89,6 +93,45 @@ class ConfigurationTest {
     }
 
     @Test
+    void readsTheGatewayAndIngestKeysFromYamlAndFlags() throws Exception {
+        Path file = yaml("""
+                amqp:
+                  uri: amqp://keel:secret@broker.example:5673/prod
+                gateway:
+                  mode: worker-pool
+                  confirm-timeout: 750ms
+                ingest:
+                  enabled: true
+                  mode: sequential
+                database:
+                  url: jdbc:postgresql://db.example:5432/events
+                """);
+        Main.Config config = Main.config(List.of("--config", file.toString(), "--gateway-mode", "virtual-thread", "--port", "7070"));
+        AmqpOptions amqp = config.amqp();
+        assertThat(config.server().port()).isEqualTo(7070);
+        assertThat(amqp.brokerAddress()).isEqualTo("amqp://broker.example:5673");
+        assertThat(amqp.gateway().mode()).isEqualTo(GatewayMode.VIRTUAL_THREAD);
+        assertThat(amqp.gateway().confirmTimeout()).isEqualTo(Duration.ofMillis(750));
+        assertThat(amqp.ingest().enabled()).isTrue();
+        assertThat(amqp.ingest().mode()).isEqualTo(IngestMode.SEQUENTIAL);
+        assertThat(amqp.database().url()).isEqualTo("jdbc:postgresql://db.example:5432/events");
+        assertThatThrownBy(() -> Main.config(List.of("--gateway-mode", "fast")))
+                .hasMessageContaining("--gateway-mode").hasMessageContaining("event-loop|worker-pool|async|virtual-thread");
+        assertThatThrownBy(() -> Main.config(List.of("--amqp-uri", "http://x"))).hasMessageContaining("amqp://");
+    }
+
+    @Test
+    void everyGatewayKeyRoundTripsThroughItsFlagAndItsYamlKey() throws Exception {
+        AmqpOptions defaults = AmqpOptions.defaults();
+        for (AmqpConfigKeys.Key key : AmqpConfigKeys.ALL) {
+            Main.Config viaFlag = Main.config(List.of(key.flag(), key.valueIn(defaults)));
+            assertThat(viaFlag.amqp()).as(key.flag()).isEqualTo(defaults);
+            Path file = yaml(key.yaml().replace(".", ":\n  ") + ": \"" + key.valueIn(defaults) + "\"\n");
+            assertThat(Main.config(List.of("--config", file.toString())).amqp()).as(key.yaml()).isEqualTo(defaults);
+        }
+    }
+
+    @Test
     void refusesUnknownKeysNamingThemAndTheFile() throws Exception {
         Path file = yaml("server:\n  prot: 80\n");
         assertThatThrownBy(() -> Main.options(List.of("--config", file.toString())))
@@ -122,6 +165,9 @@ class ConfigurationTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         assertThat(Main.run(List.of("--help"), new PrintStream(out), System.err)).isZero();
         for (ConfigKeys.Key key : ConfigKeys.ALL) {
+            assertThat(out.toString()).contains(key.flag()).contains(key.yaml());
+        }
+        for (AmqpConfigKeys.Key key : AmqpConfigKeys.ALL) {
             assertThat(out.toString()).contains(key.flag()).contains(key.yaml());
         }
     }

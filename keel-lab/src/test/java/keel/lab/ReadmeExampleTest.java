@@ -2,6 +2,8 @@ package keel.lab;
 
 import keel.http.Response;
 import keel.http.router.Router;
+import keel.amqp.AmqpConfigKeys;
+import keel.amqp.AmqpOptions;
 import keel.http.server.ConfigKeys;
 import keel.http.server.Execution;
 import keel.http.server.HttpServer;
@@ -90,6 +92,11 @@ class ReadmeExampleTest {
         for (LabSettings.Key key : LabSettings.KEYS) {
             String row = readme.lines().filter(l -> l.startsWith("| `" + key.yaml() + "` ")).findFirst().orElse("");
             assertThat(row).as(key.yaml()).contains("`" + key.flag() + "`").contains("`" + key.current().apply(lab) + "`");
+        }
+        AmqpOptions amqpDefaults = AmqpOptions.defaults();
+        for (AmqpConfigKeys.Key key : AmqpConfigKeys.ALL) {
+            String row = readme.lines().filter(l -> l.startsWith("| `" + key.yaml() + "` ")).findFirst().orElse("");
+            assertThat(row).as(key.yaml()).contains("`" + key.flag() + "`").contains("`" + key.valueIn(amqpDefaults) + "`");
         }
     }
 }

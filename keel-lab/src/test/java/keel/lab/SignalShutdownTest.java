@@ -27,9 +27,14 @@ class SignalShutdownTest {
                 .redirectErrorStream(true).start();
         try (BufferedReader output = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
              HttpClient client = HttpClient.newHttpClient()) {
-            String banner = output.readLine();
-            Matcher port = Pattern.compile("serving on http://[^:]+:(\\d+)").matcher(banner);
-            assertThat(port.find()).as(banner).isTrue();
+            // Log lines (the broker connection's, say) may come before the banner.
+            Pattern serving = Pattern.compile("serving on http://[^:]+:(\\d+)");
+            Matcher port = serving.matcher("");
+            String next;
+            for (int i = 0; i < 50 && (next = output.readLine()) != null && !(port = serving.matcher(next)).find(); i++) {
+                // skip it
+            }
+            assertThat(port.hasMatch()).as("a 'serving on' banner").isTrue();
             String base = "http://127.0.0.1:" + port.group(1);
 
             CompletableFuture<HttpResponse<String>> inFlight = client.sendAsync(

@@ -36,7 +36,8 @@ public final class AdminRoutes {
         return json.append("]}").toString();
     }
 
-    private static String quote(String text) {
+    /** {@code text} as a JSON string literal, quotes and control characters escaped. */
+    public static String quote(String text) {
         StringBuilder quoted = new StringBuilder(text.length() + 2).append('"');
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);

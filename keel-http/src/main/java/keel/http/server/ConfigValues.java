@@ -8,6 +8,17 @@ public final class ConfigValues {
     private ConfigValues() {
     }
 
+    /** Refuses a count below 1, naming the option. */
+    public static void positive(String name, long value) {
+        if (value < 1) throw new IllegalArgumentException(name + " must be >= 1: " + value);
+    }
+
+    /** Refuses a missing, zero or negative duration, naming the option. */
+    public static void positive(String name, Duration value) {
+        java.util.Objects.requireNonNull(value, name);
+        if (value.isNegative() || value.isZero()) throw new IllegalArgumentException(name + " must be > 0: " + value);
+    }
+
     public static int integer(String text, long min, long max) {
         long value;
         try {

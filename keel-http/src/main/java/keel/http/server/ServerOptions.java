@@ -2,6 +2,8 @@ package keel.http.server;
 
 import keel.http.ws.WsOptions;
 
+import static keel.http.server.ConfigValues.positive;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -169,15 +171,6 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.wsPingInterval = webSocket.pingInterval();
         b.warmup = warmup;
         return b;
-    }
-
-    private static void positive(String name, long value) {
-        if (value < 1) throw new IllegalArgumentException(name + " must be >= 1: " + value);
-    }
-
-    private static void positive(String name, Duration value) {
-        Objects.requireNonNull(value, name);
-        if (value.isNegative() || value.isZero()) throw new IllegalArgumentException(name + " must be > 0: " + value);
     }
 
     /** Flat setters named after the components; every default lives here. */

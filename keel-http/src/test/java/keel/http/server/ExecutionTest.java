@@ -106,7 +106,12 @@ class ExecutionTest {
                 try {
                     // All four at once, while both pool threads are idle: none may be refused.
                     for (RawClient client : burst) client.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n");
-                    Thread.sleep(50);
+                    // Wait until the server admitted all four (two running, two queued), however loaded the machine.
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                    while ((server.server().workerActive() < 2 || server.server().workerQueued() < 2) && System.nanoTime() < deadline) {
+                        Thread.sleep(1);
+                    }
+                    assertThat(server.server().workerActive() + server.server().workerQueued()).as("round %d: admitted", round).isEqualTo(4);
                     try (RawClient fifth = server.raw()) {
                         fifth.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n");
                         assertThat(fifth.read().status()).as("round %d: past threads + queue", round).isEqualTo(503);

@@ -1,0 +1,57 @@
+-- wrk script for bench/gateway.sh: POSTs a small message to /gateway/publish and counts the
+-- answers by status, in total and per second of the run, so the table can give the success rate
+-- (202s out of every request, socket errors included) and the timeline of a fault run.
+--   wrk -s bench/wrk/gateway.lua ... http://127.0.0.1:PORT/gateway/publish
+-- The routing key comes from the environment (ROUTING_KEY, default keel.gateway).
+
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Routing-Key"] = os.getenv("ROUTING_KEY") or "keel.gateway"
+wrk.body = '{"device":"bench","temperature":21.5}'
+
+local threads = {}
+
+function setup(thread)
+  table.insert(threads, thread)
+end
+
+function init(args)
+  statuses = {}
+  timeline = {}
+end
+
+function response(status, headers, body)
+  statuses[status] = (statuses[status] or 0) + 1
+  local class = (status == 202) and "ok" or (status >= 500 and "5xx" or "other")
+  -- Flat string keys: wrk's copy of a thread's tables mishandles nested ones and epoch-sized integer keys.
+  local key = os.time() .. " " .. class
+  timeline[key] = (timeline[key] or 0) + 1
+end
+
+function done(summary, latency, requests)
+  local totals, seconds = {}, {}
+  for _, thread in ipairs(threads) do
+    for status, n in pairs(thread:get("statuses")) do
+      totals[status] = (totals[status] or 0) + n
+    end
+    for key, n in pairs(thread:get("timeline")) do
+      local second, class = key:match("^(%d+) (%S+)$")
+      seconds[second] = seconds[second] or { ok = 0, ["5xx"] = 0, other = 0 }
+      seconds[second][class] = seconds[second][class] + n
+    end
+  end
+  local e = summary.errors
+  io.write(string.format("GATEWAY requests=%d socket_errors=%d timeouts=%d p95_ms=%.2f p99_ms=%.2f\n",
+    summary.requests, e.connect + e.read + e.write, e.timeout,
+    latency:percentile(95) / 1000, latency:percentile(99) / 1000))
+  for status, n in pairs(totals) do
+    io.write(string.format("STATUS %d %d\n", status, n))
+  end
+  local keys = {}
+  for second in pairs(seconds) do table.insert(keys, second) end
+  table.sort(keys)
+  for _, second in ipairs(keys) do
+    local b = seconds[second]
+    io.write(string.format("SECOND %s ok=%d 5xx=%d other=%d\n", second, b.ok, b["5xx"], b.other))
+  end
+end

@@ -1,0 +1,39 @@
+package keel.amqp.gateway;
+
+import keel.http.Response;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+
+/**
+ * A message admitted by the async publisher, from the request until its outcome. It holds one of
+ * the publisher's permits and gives it back exactly once, with the first outcome; later ones (a
+ * confirm arriving after the timeout answered) are ignored.
+ */
+final class Pending {
+    final Message message;
+    final long deadlineNanos;
+    final CompletableFuture<Response> response = new CompletableFuture<>();
+    private final Semaphore permits;
+    /** Set by the return listener before the confirm arrives: the broker could not route the message. */
+    volatile String returned;
+
+    Pending(Message message, long deadlineNanos, Semaphore permits) {
+        this.message = message;
+        this.deadlineNanos = deadlineNanos;
+        this.permits = permits;
+    }
+
+    boolean isExpired(long nowNanos) {
+        return nowNanos - deadlineNanos >= 0;
+    }
+
+    void finish(Outcome outcome) {
+        if (response.complete(outcome.toResponse())) permits.release();
+    }
+
+    void confirmed() {
+        String reason = returned;
+        finish(reason == null ? Outcome.confirmed(message) : Outcome.failed(reason));
+    }
+}

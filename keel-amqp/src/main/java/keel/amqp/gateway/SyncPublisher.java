@@ -1,0 +1,80 @@
+package keel.amqp.gateway;
+
+import com.rabbitmq.client.ShutdownSignalException;
+import keel.amqp.AmqpOptions;
+import keel.amqp.BrokerConnection;
+
+import java.io.IOException;
+import java.util.Optional;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Publish, then wait for the broker's confirm, on the calling thread: the code of V1, V2 and V4,
+ * which differ only in the thread that calls {@link #publish}. Every path ends in an
+ * {@link Outcome}; a message the broker did not confirm is never reported as accepted.
+ */
+final class SyncPublisher implements AutoCloseable {
+    private final BrokerConnection broker;
+    private final AmqpOptions.Gateway options;
+    private final ChannelPool channels;
+    private final long timeoutNanos;
+
+    SyncPublisher(BrokerConnection broker, AmqpOptions.Gateway options) {
+        this.broker = broker;
+        this.options = options;
+        this.channels = new ChannelPool(broker, options.channels());
+        this.timeoutNanos = options.confirmTimeout().toNanos();
+    }
+
+    /** Blocks for up to the confirm timeout. */
+    Outcome publish(Message message) {
+        Optional<String> unavailable = broker.unavailable();
+        if (unavailable.isPresent()) return Outcome.refused(unavailable.get());
+        long deadline = System.nanoTime() + timeoutNanos;
+        ChannelPool.Lent lent;
+        try {
+            lent = channels.acquire(timeoutNanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Outcome.refused("gateway is stopping");
+        } catch (IOException | RuntimeException e) {
+            return Outcome.refused("cannot open a channel: " + describe(e));
+        }
+        if (lent == null) return Outcome.refused("all " + options.channels() + " publisher channels stayed busy for "
+                + options.confirmTimeout().toMillis() + " ms");
+        return publishOn(lent, message, deadline);
+    }
+
+    private Outcome publishOn(ChannelPool.Lent lent, Message message, long deadline) {
+        try {
+            lent.channel.basicPublish(options.exchange(), message.routingKey(), true, message.properties(), message.body());
+            // waitForConfirms(0) would wait for ever: always pass at least 1 ms.
+            long waitMillis = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
+            boolean acked = lent.channel.waitForConfirms(waitMillis);
+            String returned = lent.returned; // read before the channel goes to its next user
+            channels.release(lent);
+            if (!acked) return Outcome.failed("the broker nacked the message");
+            if (returned != null) return Outcome.failed(returned);
+            return Outcome.confirmed(message);
+        } catch (TimeoutException e) {
+            channels.discard(lent);
+            return Outcome.timedOut(options.confirmTimeout().toMillis());
+        } catch (IOException | ShutdownSignalException e) {
+            channels.discard(lent);
+            return Outcome.failed("the broker connection failed before the confirm: " + describe(e));
+        } catch (InterruptedException e) {
+            channels.discard(lent);
+            Thread.currentThread().interrupt();
+            return Outcome.failed("interrupted before the confirm (gateway stopping)");
+        }
+    }
+
+    private static String describe(Exception e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+
+    @Override
+    public void close() {
+        channels.close();
+    }
+}

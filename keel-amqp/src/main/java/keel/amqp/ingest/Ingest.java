@@ -1,0 +1,243 @@
+package keel.amqp.ingest;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.ShutdownSignalException;
+import keel.amqp.AmqpOptions;
+import keel.amqp.BrokerConnection;
+import keel.amqp.HealthCheck;
+import keel.core.log.Log;
+import keel.http.server.AdminRoutes;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Consumes device events from a queue and stores each in PostgreSQL, acking a delivery only after
+ * the row is committed. A crash therefore loses nothing (unacked deliveries come back) and a
+ * redelivered event is skipped by its unique id, so the table ends with each event exactly once.
+ *
+ * <ul>
+ * <li>{@code sequential}: prefetch 1; insert, commit, ack, next — on the client's consumer thread.</li>
+ * <li>{@code pipelined}: prefetch {@code ingest.prefetch}; deliveries go to a buffer, and
+ *     {@code ingest.writers} threads, each with its own database connection, insert up to
+ *     {@code ingest.batch-size} of them per statement and ack each one after its commit. Rows may
+ *     therefore be committed in a different order than the queue delivered them.</li>
+ * </ul>
+ */
+public final class Ingest implements HealthCheck, AutoCloseable {
+    private static final Log LOG = Log.of(Ingest.class);
+
+    private record DatabaseStatus(String state, Instant since, String error) {
+    }
+
+    private final AmqpOptions options;
+    private final EventStore store;
+    private final ArrayBlockingQueue<Event> buffer;
+    private final List<Thread> writerThreads = new ArrayList<>();
+    private final LongAdder stored = new LongAdder();
+    private final LongAdder duplicates = new LongAdder();
+    private final LongAdder rejected = new LongAdder();
+    private final BrokerConnection broker;
+    private volatile DatabaseStatus database = new DatabaseStatus("connecting", Instant.now(), null);
+    private volatile Channel channel;
+    private volatile boolean running = true;
+
+    private Ingest(AmqpOptions options) {
+        this.options = options;
+        this.store = new EventStore(options.database());
+        // Room for a full prefetch window twice: the old window may still be buffered when recovery delivers a new one.
+        this.buffer = new ArrayBlockingQueue<>(2 * options.ingest().prefetch());
+        this.broker = BrokerConnection.create("keel-ingest", options, this::startConsuming);
+    }
+
+    /** Connects (in the background) and consumes until {@link #close}. */
+    public static Ingest start(AmqpOptions options) {
+        Ingest ingest = new Ingest(options);
+        ingest.broker.connect();
+        return ingest;
+    }
+
+    /** On the first connection: the table, the queue, then the consumer (recovery re-registers it). */
+    private void startConsuming(Connection connection) {
+        try {
+            store.createTable();
+            databaseUp();
+        } catch (SQLException e) {
+            databaseDown(e);
+            throw new IllegalStateException("database " + options.database().url() + " unavailable: " + e.getMessage(), e);
+        }
+        try {
+            Channel consuming = connection.createChannel();
+            consuming.queueDeclare(options.ingest().queue(), true, false, false, null);
+            channel = consuming;
+            AmqpOptions.Ingest ingest = options.ingest();
+            if (ingest.mode() == IngestMode.SEQUENTIAL) {
+                Writer writer = new Writer();
+                consuming.basicQos(1);
+                consuming.basicConsume(ingest.queue(), false, (tag, delivery) -> accept(delivery, writer::write), tag -> { });
+            } else {
+                consuming.basicQos(ingest.prefetch());
+                consuming.basicConsume(ingest.queue(), false, (tag, delivery) -> accept(delivery, this::enqueue), tag -> { });
+                // Deliveries wait in the buffer until the writers start; they start once, after the consumer is in place.
+                for (int i = 0; i < ingest.writers(); i++) {
+                    writerThreads.add(Thread.ofPlatform().name("keel-ingest-writer-" + i).daemon(true).start(this::drainBuffer));
+                }
+            }
+            LOG.info("ingest_started", "mode", ingest.mode().word(), "queue", ingest.queue());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private interface Sink {
+        void take(List<Event> events) throws InterruptedException;
+    }
+
+    private void accept(Delivery delivery, Sink sink) {
+        Event event = Event.of(delivery);
+        try {
+            if (event == null) {
+                rejected.increment();
+                LOG.warn("ingest_event_without_id", "delivery_tag", delivery.getEnvelope().getDeliveryTag());
+                channel.basicReject(delivery.getEnvelope().getDeliveryTag(), false);
+                return;
+            }
+            sink.take(List.of(event));
+        } catch (IOException | ShutdownSignalException e) {
+            LOG.debug("ingest_reject_failed", "cause", e.getMessage()); // the broker redelivers it
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void enqueue(List<Event> events) throws InterruptedException {
+        for (Event event : events) buffer.put(event);
+    }
+
+    /** A pipelined writer: a batch of whatever is buffered, up to the batch size, per statement. */
+    private void drainBuffer() {
+        Writer writer = new Writer();
+        int batchSize = options.ingest().batchSize();
+        try {
+            while (running) {
+                Event first = buffer.poll(100, TimeUnit.MILLISECONDS);
+                if (first == null) continue;
+                List<Event> batch = new ArrayList<>(batchSize);
+                batch.add(first);
+                buffer.drainTo(batch, batchSize - 1);
+                writer.write(batch);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            writer.closeDatabase();
+        }
+    }
+
+    /** Inserts, commits, then acks; owns one database connection (reopened after a failure). */
+    private final class Writer {
+        private java.sql.Connection db;
+
+        void write(List<Event> events) throws InterruptedException {
+            int added;
+            try {
+                if (db == null) db = store.open();
+                added = store.insert(db, events);
+                databaseUp();
+            } catch (SQLException e) {
+                databaseDown(e);
+                closeDatabase();
+                requeue(events);
+                Thread.sleep(options.recoveryInterval());
+                return;
+            }
+            try {
+                for (Event event : events) channel.basicAck(event.deliveryTag(), false);
+            } catch (IOException | ShutdownSignalException e) {
+                // Committed but not acked: the broker redelivers these, and the unique id skips them.
+                LOG.debug("ingest_ack_failed", "cause", e.getMessage());
+            }
+            // Counted once committed and acked, so a caller that sees them counted may stop the consumer.
+            stored.add(added);
+            duplicates.add(events.size() - added);
+        }
+
+        private void requeue(List<Event> events) {
+            try {
+                for (Event event : events) channel.basicNack(event.deliveryTag(), false, true);
+            } catch (IOException | ShutdownSignalException e) {
+                LOG.debug("ingest_nack_failed", "cause", e.getMessage()); // the broker redelivers them anyway
+            }
+        }
+
+        void closeDatabase() {
+            if (db == null) return;
+            try {
+                db.close();
+            } catch (SQLException e) {
+                LOG.debug("database_close_failed", "cause", e.getMessage());
+            }
+            db = null;
+        }
+    }
+
+    private void databaseUp() {
+        if (!"up".equals(database.state())) database = new DatabaseStatus("up", Instant.now(), null);
+    }
+
+    private void databaseDown(SQLException e) {
+        if (!"down".equals(database.state())) LOG.warn("database_unavailable", "url", options.database().url(), "cause", e.getMessage());
+        database = new DatabaseStatus("down", Instant.now(), e.getMessage());
+    }
+
+    /** Events stored so far (new rows). */
+    public long stored() {
+        return stored.sum();
+    }
+
+    /** Redelivered events skipped because their row already existed. */
+    public long duplicates() {
+        return duplicates.sum();
+    }
+
+    public BrokerConnection broker() {
+        return broker;
+    }
+
+    @Override
+    public String name() {
+        return "ingest";
+    }
+
+    @Override
+    public boolean isUp() {
+        return broker.isUp() && "up".equals(database.state());
+    }
+
+    @Override
+    public String json() {
+        DatabaseStatus db = database;
+        return "{\"state\":\"" + (isUp() ? "up" : "down") + "\",\"mode\":\"" + options.ingest().mode().word()
+                + "\",\"queue\":" + AdminRoutes.quote(options.ingest().queue())
+                + ",\"stored\":" + stored.sum() + ",\"duplicates\":" + duplicates.sum() + ",\"rejected\":" + rejected.sum()
+                + ",\"broker\":" + broker.json()
+                + ",\"database\":{\"state\":\"" + db.state() + "\",\"url\":" + AdminRoutes.quote(options.database().url())
+                + ",\"since\":\"" + db.since() + "\"" + (db.error() == null ? "" : ",\"error\":" + AdminRoutes.quote(db.error())) + "}}";
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        for (Thread thread : writerThreads) thread.interrupt();
+        broker.close();
+    }
+}
