@@ -30,7 +30,7 @@ final class Broker {
         }
     }
 
-    /** Empties {@code queue}; false when rabbitmqctl is missing or fails. */
+    /** Empties {@code queue}; false when rabbitmqctl is missing or fails (as it does for a queue not declared yet). */
     static boolean purge(String queue) throws InterruptedException {
         return rabbitmqctl("purge_queue", queue) != null;
     }

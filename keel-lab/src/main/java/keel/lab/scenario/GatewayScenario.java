@@ -40,20 +40,23 @@ public final class GatewayScenario implements Scenario {
         Duration duration = Duration.ofSeconds(run.quick() ? 3 : 15);
         int repeats = run.quick() ? 1 : 2;
         List<LoadRun> runs = new ArrayList<>();
-        List<long[]> delivered = new ArrayList<>(); // per run: 202s, messages on the queue after it (-1: unknown)
+        List<long[]> delivered = new ArrayList<>(); // per run: 202s, messages the run added to the queue (-1: unknown)
         for (int repeat = 1; repeat <= repeats; repeat++) {
             for (String[] mode : MODES) {
-                boolean purged = Broker.purge(QUEUE);
+                Broker.purge(QUEUE); // fails, harmlessly, before the first run declared the queue
+                long before = Broker.depth(QUEUE);
                 try (KeelProcess server = ServerUnderLoad.start(run, mode[1] + "-" + repeat, "--gateway-mode", mode[1],
                         "--gateway-routing-key", QUEUE, "--loops", "2")) {
                     String uri = server.uri("/gateway/publish").toString();
                     LoadRun measured = ServerUnderLoad.measure(server, mode[0], users, duration, Duration.ofSeconds(10),
                             user -> ClientRequest.post(uri, "{\"device\":\"lab-" + user + "\",\"temperature\":21.5}").header("Routing-Key", QUEUE));
                     runs.add(measured);
-                    delivered.add(new long[]{measured.load().succeeded(), purged ? Broker.depth(QUEUE) : -1});
+                    long after = before < 0 ? -1 : Broker.depth(QUEUE);
+                    delivered.add(new long[]{measured.load().succeeded(), after < 0 ? -1 : after - before});
                 }
             }
         }
+        Broker.purge(QUEUE); // leave the broker as empty as it was
         return result(runs, delivered, users, duration, repeats, title);
     }
 
@@ -84,7 +87,8 @@ public final class GatewayScenario implements Scenario {
                         + " / " + figure(runs, "V4 virtual-thread", r -> r.load().successPercent()) + " %",
                 "confirmed messages missing from the queue: " + lostTotal);
         return new ScenarioResult(name(), title, summary,
-                List.of("broker: RabbitMQ on " + Broker.HOST + ":" + Broker.PORT + " (shares this machine); queue " + QUEUE + ", purged before each run and counted after with rabbitmqctl",
+                List.of("broker: RabbitMQ on " + Broker.HOST + ":" + Broker.PORT + " (shares this machine); queue " + QUEUE + ", purged before each run; "
+                                + "its depth before and after the run (rabbitmqctl) gives the messages the run put there; lost = 202s − those",
                         "load: Keel's HTTP client in this JVM, " + users + " users (closed model) POSTing a small JSON for " + duration.toSeconds()
                                 + " s, request timeout 10 s; each answer waits for the broker's confirm (202)",
                         "server: bin/keel serve --gateway-mode <mode> --loops 2, a fresh cold JVM per row and repeat; GC " + ServerUnderLoad.gcs(runs),
