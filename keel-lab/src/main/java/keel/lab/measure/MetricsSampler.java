@@ -57,22 +57,18 @@ public final class MetricsSampler implements AutoCloseable {
         this.process = process;
         this.metrics = process.uri("/metrics");
         this.every = every;
+        points.add(read()); // the baseline, taken before start returns: before any load begins
         this.thread = Thread.ofVirtual().name("lab-metrics-sampler").start(this::sample);
     }
 
-    /** Starts reading {@code process}'s metrics every {@code every} (the first read at once). */
+    /** Reads {@code process}'s metrics once now (before returning), then every {@code every} on a virtual thread. */
     public static MetricsSampler start(KeelProcess process, Duration every) {
         return new MetricsSampler(process, every);
     }
 
     private void sample() {
+        long due = System.nanoTime() + every.toNanos();
         while (!stopped) {
-            long due = System.nanoTime() + every.toNanos();
-            Point point = read();
-            synchronized (points) {
-                if (points.size() == MAX_POINTS) points.removeFirst();
-                points.add(point);
-            }
             long wait = due - System.nanoTime();
             if (wait > 0) {
                 try {
@@ -80,6 +76,12 @@ public final class MetricsSampler implements AutoCloseable {
                 } catch (InterruptedException e) {
                     return;
                 }
+            }
+            due = System.nanoTime() + every.toNanos();
+            Point point = read();
+            synchronized (points) {
+                if (points.size() == MAX_POINTS) points.removeFirst();
+                points.add(point);
             }
         }
     }
