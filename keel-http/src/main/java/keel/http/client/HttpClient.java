@@ -138,6 +138,15 @@ public final class HttpClient implements AutoCloseable {
         return result;
     }
 
+    /**
+     * Runs tasks on an event loop: the caller's own when it runs on one, else the client's next loop.
+     * Calls started from such a task complete on that loop, so a fan-out started there never has a
+     * callback run on the starting thread.
+     */
+    public java.util.concurrent.Executor executor() {
+        return task -> pick().execute(task);
+    }
+
     /** The caller's own loop when it runs on one (no hop), else the next of ours in turn. */
     private EventLoop pick() {
         EventLoop current = EventLoop.current();

@@ -75,7 +75,8 @@ public final class Refiner {
 
     public CompletionStage<ObjectNode> refineAsync(JsonNode orders) {
         AsyncBatch batch = new AsyncBatch(items(orders));
-        batch.start();
+        // Started on an event loop: every call's completion then runs on a loop, never on this thread.
+        client.executor().execute(batch::start);
         return batch.done;
     }
 
