@@ -8,6 +8,9 @@ import keel.lab.report.Figures.Cell;
 import keel.lab.report.ScenarioResult;
 import keel.lab.report.TableBuilder;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,7 +43,7 @@ public final class GatewayScenario implements Scenario {
         Duration duration = Duration.ofSeconds(run.quick() ? 3 : 15);
         int repeats = run.quick() ? 1 : 2;
         List<LoadRun> runs = new ArrayList<>();
-        List<long[]> delivered = new ArrayList<>(); // per run: 202s, messages the run added to the queue (-1: unknown)
+        List<long[]> delivered = new ArrayList<>(); // per run: 202s, messages the run added to the queue (-1: unknown), broker connection losses
         for (int repeat = 1; repeat <= repeats; repeat++) {
             for (String[] mode : MODES) {
                 Broker.purge(QUEUE); // fails, harmlessly, before the first run declared the queue
@@ -52,7 +55,7 @@ public final class GatewayScenario implements Scenario {
                             user -> ClientRequest.post(uri, "{\"device\":\"lab-" + user + "\",\"temperature\":21.5}").header("Routing-Key", QUEUE));
                     runs.add(measured);
                     long after = before < 0 ? -1 : Broker.depth(QUEUE);
-                    delivered.add(new long[]{measured.load().succeeded(), after < 0 ? -1 : after - before});
+                    delivered.add(new long[]{measured.load().succeeded(), after < 0 ? -1 : after - before, brokerDrops(server)});
                 }
             }
         }
@@ -62,7 +65,8 @@ public final class GatewayScenario implements Scenario {
 
     private ScenarioResult result(List<LoadRun> runs, List<long[]> delivered, int users, Duration duration, int repeats, String title) {
         TableBuilder table = new TableBuilder("POST /gateway/publish, " + users + " users",
-                "mode", "req/s", "202/s", "p50 ms", "p99 ms", "max ms", "success %", "errors", "loop lag p99 ms", "watchdog", "202s", "on the queue", "lost");
+                "mode", "req/s", "202/s", "p50 ms", "p99 ms", "max ms", "success %", "errors", "loop lag p99 ms", "watchdog", "202s", "on the queue", "lost",
+                "broker drops");
         long lostTotal = 0;
         for (String[] mode : MODES) {
             List<Integer> at = new ArrayList<>();
@@ -77,7 +81,8 @@ public final class GatewayScenario implements Scenario {
                     LoadRun.client(of, LoadResult::p50Ms), LoadRun.client(of, LoadResult::p99Ms),
                     LoadRun.client(of, LoadResult::maxMs), LoadRun.client(of, LoadResult::successPercent),
                     LoadRun.errors(of), LoadRun.server(of, MetricsSampler.Interval::lagP99Ms), LoadRun.server(of, MetricsSampler.Interval::blocked),
-                    Cell.number(accepted), counted ? Cell.number(queued) : Cell.text("n/a (no rabbitmqctl)"), counted ? Cell.number(lost) : Cell.text("–"));
+                    Cell.number(accepted), counted ? Cell.number(queued) : Cell.text("n/a (no rabbitmqctl)"), counted ? Cell.number(lost) : Cell.text("–"),
+                    Cell.number(at.stream().mapToLong(i -> delivered.get(i)[2]).sum()));
         }
         List<String> summary = List.of(
                 "V1 (publish on the loop): " + figure(runs, "V1 event-loop", r -> acceptedPerSecond(r.load())) + " accepted (202) per second, success "
@@ -87,15 +92,30 @@ public final class GatewayScenario implements Scenario {
                         + " / " + figure(runs, "V4 virtual-thread", r -> acceptedPerSecond(r.load())) + " accepted per second, success "
                         + figure(runs, "V2 worker-pool", r -> r.load().successPercent()) + " / " + figure(runs, "V3 async", r -> r.load().successPercent())
                         + " / " + figure(runs, "V4 virtual-thread", r -> r.load().successPercent()) + " %",
-                "confirmed messages missing from the queue: " + lostTotal);
+                "confirmed messages missing from the queue: " + lostTotal + drops(delivered));
         return new ScenarioResult(name(), title, summary,
                 List.of("broker: RabbitMQ on " + Broker.HOST + ":" + Broker.PORT + " (shares this machine); queue " + QUEUE + ", purged before each run; "
                                 + "its depth before and after the run (rabbitmqctl) gives the messages the run put there; lost = 202s − those",
                         "load: Keel's HTTP client in this JVM, " + users + " users (closed model) POSTing a small JSON for " + duration.toSeconds()
                                 + " s, request timeout 10 s; each answer waits for the broker's confirm (202)",
                         "server: bin/keel serve --gateway-mode <mode> --loops 2, a fresh cold JVM per row and repeat; GC " + ServerUnderLoad.gcs(runs),
-                        "repeats: " + repeats + " per row, median (min–max); no broker fault here (bench/gateway.sh raises the memory alarm)"),
+                        "repeats: " + repeats + " per row, median (min–max); no broker fault on purpose here (bench/gateway.sh raises the memory alarm), "
+                                + "but the broker is shared: broker drops counts event=broker_connection_lost in each server's log"),
                 List.of(table.build()), LoadCharts.of("gateway", runs), Map.of(), false);
+    }
+
+    /** The times the server's log says its broker connection was lost (the broker is shared: others' tests may close it). */
+    private static long brokerDrops(KeelProcess server) {
+        try (var lines = Files.lines(server.log())) {
+            return lines.filter(line -> line.contains("event=broker_connection_lost")).count();
+        } catch (IOException | UncheckedIOException e) {
+            return -1;
+        }
+    }
+
+    private static String drops(List<long[]> delivered) {
+        long drops = delivered.stream().mapToLong(d -> Math.max(0, d[2])).sum();
+        return drops == 0 ? "" : "; the broker dropped the gateway's connection " + drops + " time(s) during the runs (5xx meanwhile)";
     }
 
     /** 202s per second of the run: every answer per second times the 2xx share. */
