@@ -43,12 +43,13 @@ import static io.gatling.javaapi.http.HttpDsl.status;
  * this JVM (never against Keel, which must meet the ramp cold, nor gatling.io, its default).
  */
 public class RampSimulation extends Simulation {
-    private final HttpServer warmUpTarget = warmUpTarget();
+    private final HttpServer warmUpTarget;
 
     public RampSimulation() {
         String baseUrl = required("keel.baseUrl");
         String route = required("keel.route");
         List<Phase> phases = Phase.parseAll(required("keel.phases"));
+        warmUpTarget = warmUpTarget();
         HttpProtocolBuilder protocol = http.baseUrl(baseUrl)
                 .warmUp("http://127.0.0.1:" + warmUpTarget.getAddress().getPort() + "/")
                 .acceptHeader("*/*")

@@ -22,14 +22,16 @@ final class ModesReport {
     private ModesReport() {
     }
 
-    static ScenarioResult result(String scenario, String title, LabRun run, GatlingRunner gatling, List<ModesScenario.Measured> runs) {
+    /** {@code load}: the machine's load averages before and after, as the set-up states them. */
+    static ScenarioResult result(String scenario, String title, LabRun run, GatlingRunner gatling, List<ModesScenario.Measured> runs,
+                                 String load) {
         List<Workload> workloads = runs.stream().map(ModesScenario.Measured::workload).distinct().toList();
         List<Mode> modes = runs.stream().map(ModesScenario.Measured::mode).distinct().toList();
         Map<String, String> links = new LinkedHashMap<>();
         for (ModesScenario.Measured measured : runs) {
             if (measured.report() != null) links.put("Gatling report: " + measured.mode().name() + " " + measured.workload().name(), measured.report());
         }
-        return new ScenarioResult(scenario, title, summary(runs, modes.size(), workloads.size(), run.quick()), setup(run, gatling, runs),
+        return new ScenarioResult(scenario, title, summary(runs, modes.size(), workloads.size(), run.quick()), setup(run, gatling, runs, load),
                 List.of(phaseTable(runs), serverTable(runs)), charts(runs, modes, workloads), links, false);
     }
 
@@ -49,11 +51,12 @@ final class ModesReport {
                 long ko = row.map(GatlingStats.Row::ko).orElse(0L);
                 requests += sent;
                 if (ko > 0) losses.add(where + " " + phase.name() + ": lost " + ko + " of " + sent + " (" + percent(100.0 * (sent - ko) / sent) + " % success)");
-                else if (sent < phase.users()) losses.add(where + " " + phase.name() + ": sent " + sent + " of " + phase.users() + " requests");
+                // Gatling rounds arrival times; a phase short by more than 1 % did not run to its end.
+                else if (sent < 0.99 * phase.users()) losses.add(where + " " + phase.name() + ": sent only " + sent + " of " + phase.users() + " requests");
             }
         }
         List<String> summary = new ArrayList<>();
-        String shape = modes + " modes × " + workloads + " routes";
+        String shape = modes + (modes == 1 ? " mode × " : " modes × ") + workloads + (workloads == 1 ? " route" : " routes");
         if (losses.isEmpty()) summary.add("100 % success in every mode (" + group(requests) + " requests, " + shape + ")");
         else summary.add("Not 100 % in every mode (" + group(requests) + " requests, " + shape + "): " + String.join("; ", losses));
         double shed = runs.stream().mapToDouble(measured -> measured.timeline().rejected()).sum();
@@ -65,12 +68,13 @@ final class ModesReport {
         return summary;
     }
 
-    private static List<String> setup(LabRun run, GatlingRunner gatling, List<ModesScenario.Measured> runs) {
+    private static List<String> setup(LabRun run, GatlingRunner gatling, List<ModesScenario.Measured> runs, String load) {
         TreeSet<String> collectors = new TreeSet<>();
         runs.forEach(measured -> collectors.addAll(measured.timeline().collectors()));
         List<String> setup = new ArrayList<>();
         setup.add("Machine: " + Runtime.getRuntime().availableProcessors() + " CPUs (" + cpuModel() + "), " + System.getProperty("os.name") + " "
-                + System.getProperty("os.version") + "; JDK " + Runtime.version() + " (" + System.getProperty("java.vendor") + ").");
+                + System.getProperty("os.version") + "; JDK " + Runtime.version() + " (" + System.getProperty("java.vendor") + "); "
+                + "1-minute load average " + load + " (above 0 means other work shared the CPUs: latencies are noisy).");
         setup.add("Server: a fresh cold JVM per mode and route (--warmup false), " + pinning(run.serverCpu())
                 + "; default heap; GC by ergonomics" + (collectors.isEmpty() ? "" : " (pauses reported by: " + String.join(", ", collectors) + ")") + ".");
         setup.add("Load: Gatling " + gatling.version() + " (open model: every virtual user opens its own connection and sends one GET; request timeout 60 s), "
@@ -160,6 +164,15 @@ final class ModesReport {
             points.add(new double[] {i + 1, success});
         }
         return new Line(measured.mode().name(), points);
+    }
+
+    /** The 1-minute load average from /proc/loadavg, or "?". */
+    static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
     }
 
     private static String cpuModel() {

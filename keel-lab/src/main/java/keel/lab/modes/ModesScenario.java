@@ -37,13 +37,14 @@ public final class ModesScenario implements Scenario {
         StringBuilder why = new StringBuilder();
         Optional<GatlingRunner> gatling = GatlingRunner.locate(why);
         if (gatling.isEmpty()) return ScenarioResult.skipped(name(), TITLE, why.toString());
+        String loadBefore = ModesReport.loadAverage();
         List<Measured> measured = new ArrayList<>();
         for (Mode mode : Mode.ALL) {
             for (Workload workload : Workload.of(run.quick())) {
                 measured.add(measure(gatling.get(), run, mode, workload));
             }
         }
-        return ModesReport.result(name(), TITLE, run, gatling.get(), measured);
+        return ModesReport.result(name(), TITLE, run, gatling.get(), measured, loadBefore + " before, " + ModesReport.loadAverage() + " after");
     }
 
     /** What one mode did on one route: Gatling's rows per phase and the server's scrapes, or why the run failed. */
