@@ -26,7 +26,7 @@ class ReadmeClientExampleTest {
     /** The README's client example, calling the pricing upstream at {@code pricing}. */
     private static HttpServer startClientExample(HttpClient[] created, String pricing) throws Exception {
         HttpClient client = HttpClient.create(ClientOptions.builder()
-                .requestTimeout(Duration.ofSeconds(2))       // each attempt, from the pool to the last byte
+                .requestTimeout(Duration.ofSeconds(2))       // the whole call, retries included
                 .retry(RetryPolicy.exponential(2, Duration.ofMillis(100), Duration.ofSeconds(1)))
                 .build());
         created[0] = client;
