@@ -12,18 +12,18 @@ import java.util.List;
  */
 record Workload(String name, String target, String route, List<Phase> full, List<Phase> quick) {
 
-    /** hello and cpu cost well under a millisecond; the rates stay where one pinned core keeps up with Gatling's new connection per user. */
+    /** Microseconds per request: the rates stop where Gatling, on one core, still opens a connection per user in time. */
     static final Workload HELLO = new Workload("hello", "/benchmark/hello", "/benchmark/hello",
             List.of(Phase.rampUsers("start", 1000, 10), Phase.constantUsersPerSec("plateau", 200, 20),
                     Phase.rampUsersPerSec("climb", 200, 800, 20)),
-            List.of(Phase.rampUsers("start", 100, 2), Phase.constantUsersPerSec("plateau", 100, 2),
+            List.of(Phase.rampUsers("start", 50, 1), Phase.constantUsersPerSec("plateau", 100, 2),
                     Phase.rampUsersPerSec("climb", 100, 300, 2)));
 
     /** A sieve of about a millisecond per request: on the event loop it is the loop's own time. */
     static final Workload CPU = new Workload("cpu", "/benchmark/cpu-heavy?limit=100000", "/benchmark/cpu-heavy",
             List.of(Phase.rampUsers("start", 500, 10), Phase.constantUsersPerSec("plateau", 100, 20),
                     Phase.rampUsersPerSec("climb", 100, 300, 20)),
-            List.of(Phase.rampUsers("start", 50, 2), Phase.constantUsersPerSec("plateau", 50, 2),
+            List.of(Phase.rampUsers("start", 25, 1), Phase.constantUsersPerSec("plateau", 50, 2),
                     Phase.rampUsersPerSec("climb", 50, 150, 2)));
 
     /**
@@ -33,7 +33,7 @@ record Workload(String name, String target, String route, List<Phase> full, List
     static final Workload LATENCY = new Workload("latency", "/benchmark/latency?ms=100", "/benchmark/latency",
             List.of(Phase.rampUsers("start", 500, 10), Phase.constantUsersPerSec("plateau", 200, 20),
                     Phase.rampUsersPerSec("climb", 200, 800, 20)),
-            List.of(Phase.rampUsers("start", 100, 2), Phase.constantUsersPerSec("plateau", 100, 2),
+            List.of(Phase.rampUsers("start", 50, 1), Phase.constantUsersPerSec("plateau", 100, 2),
                     Phase.rampUsersPerSec("climb", 100, 300, 2)));
 
     static List<Workload> of(boolean quick) {
