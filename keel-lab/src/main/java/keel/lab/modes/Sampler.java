@@ -78,11 +78,6 @@ final class Sampler implements AutoCloseable {
         }
     }
 
-    /** Seconds since the sampler started. */
-    double now() {
-        return (System.nanoTime() - startedAt) / 1e9;
-    }
-
     /** Scrapes that answered, in order. */
     List<Scrape> scrapes() {
         synchronized (scrapes) {
