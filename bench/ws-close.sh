@@ -52,9 +52,12 @@ LOOPS=2
 log() { printf '[ws-close] %s\n' "$*" >&2; }
 die() { printf '[ws-close] error: %s\n' "$*" >&2; exit 1; }
 
-for v in CLIENTS CONCURRENCY PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT; do
-  [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a non-negative integer, got '${!v}'"
-done
+# shellcheck source-path=SCRIPTDIR source=../lib/java.sh
+source "$BENCH_DIR/../lib/java.sh"
+# shellcheck source-path=SCRIPTDIR source=lib/bench.sh
+source "$BENCH_DIR/lib/bench.sh"
+
+require_integers CLIENTS CONCURRENCY PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT
 ((CLIENTS > 0 && CONCURRENCY > 0)) || die "CLIENTS and CONCURRENCY must be > 0"
 for m in $MODES; do [[ " $ALL_MODES " == *" $m "* ]] || die "unknown mode '$m' (known: $ALL_MODES)"; done
 for tool in taskset curl awk nstat; do
@@ -64,21 +67,11 @@ NCPU=$(getconf _NPROCESSORS_ONLN)
 ((SERVER_CPU < NCPU && CLIENT_CPU < NCPU)) || die "need CPUs $SERVER_CPU and $CLIENT_CPU, this machine has $NCPU"
 [[ -x $KEEL_BIN ]] || die "$KEEL_BIN not found or not executable"
 
-# shellcheck source-path=SCRIPTDIR source=../lib/java.sh
-source "$BENCH_DIR/../lib/java.sh"
-# shellcheck source-path=SCRIPTDIR source=lib/bench.sh
-source "$BENCH_DIR/lib/bench.sh"
 JAVA_HOME=$(keel_java_home) || die "a JDK >= 25 is required"
 export JAVA_HOME
+BASE="http://127.0.0.1:$PORT"
 
-SERVER_PID="" DRIVER_PID=""
-stop_server() {
-  local pid=$SERVER_PID
-  SERVER_PID=""
-  [[ -n $pid ]] || return 0
-  terminate_pid "$pid"
-  wait "$pid" 2>/dev/null || true
-}
+DRIVER_PID=""
 on_exit() {
   local rc=$?
   if [[ -n $DRIVER_PID ]]; then kill "$DRIVER_PID" 2>/dev/null || true; wait "$DRIVER_PID" 2>/dev/null || true; fi
@@ -100,16 +93,7 @@ OUT="$ROOT/bench/results/ws-close-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT"
 log "JDK: $JAVA_HOME; results: $OUT"
 
-port_in_use && die "port $PORT is already in use; pick another with PORT=..."
-log "starting: taskset -c $SERVER_CPU bin/keel serve --port $PORT --loops $LOOPS"
-taskset -c "$SERVER_CPU" "$KEEL_BIN" serve --port "$PORT" --loops "$LOOPS" >"$OUT/server.log" 2>&1 </dev/null &
-SERVER_PID=$!
-deadline=$((SECONDS + READY_TIMEOUT))
-until curl -sf -o /dev/null --max-time 2 "http://127.0.0.1:$PORT/benchmark/health"; do
-  kill -0 "$SERVER_PID" 2>/dev/null || { tail -n 30 "$OUT/server.log" >&2; die "server exited before it became ready"; }
-  ((SECONDS < deadline)) || die "server not ready within ${READY_TIMEOUT}s (log: $OUT/server.log)"
-  sleep 0.2
-done
+start_server "$OUT/server.log"
 
 ROWS=()
 for mode in $MODES; do
