@@ -1,5 +1,6 @@
 package keel.lab.modes;
 
+import keel.lab.measure.MetricsSampler;
 import keel.lab.report.ScenarioResult;
 import keel.lab.scenario.KeelProcess;
 import keel.lab.scenario.LabRun;
@@ -66,7 +67,7 @@ public final class ModesScenario implements Scenario {
         Path results = run.out().resolve("gatling").resolve(id);
         try (KeelProcess keel = KeelProcess.start(run.out().resolve("logs").resolve(id + "-server.log"), run.serverCpu(),
                 Duration.ofSeconds(30), List.of(), flags.toArray(String[]::new))) {
-            Sampler sampler = Sampler.start(keel);
+            MetricsSampler sampler = MetricsSampler.start(keel, Duration.ofSeconds(1));
             Path report;
             try {
                 report = gatling.run(keel.uri(""), workload.target(), phases, run.clientCpu(), results,
@@ -77,7 +78,7 @@ public final class ModesScenario implements Scenario {
             double cpuSeconds = keel.cpuMillis() / 1000.0;
             List<GatlingStats.Row> rows = GatlingStats.parse(Files.readString(report.resolve("index.html")));
             String link = run.out().relativize(report.resolve("index.html")).toString().replace('\\', '/');
-            return new Measured(mode, workload, offloaded, phases, rows, new Timeline(sampler.scrapes(), workload.route()), cpuSeconds, link, null);
+            return new Measured(mode, workload, offloaded, phases, rows, new Timeline(Scrape.of(sampler.points()), workload.route()), cpuSeconds, link, null);
         } catch (IOException | RuntimeException e) {
             return new Measured(mode, workload, offloaded, phases, List.of(), new Timeline(List.of(), workload.route()), Double.NaN, null,
                     e.getClass().getSimpleName() + ": " + firstLine(e.getMessage()));

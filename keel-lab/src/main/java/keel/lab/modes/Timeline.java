@@ -1,5 +1,7 @@
 package keel.lab.modes;
 
+import keel.lab.measure.Buckets;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -16,7 +18,7 @@ final class Timeline {
     static final String REJECTED = "keel_http_server_rejected_total";
 
     private final List<Scrape> scrapes;
-    private final Predicate<Scrape.Sample> route;
+    private final Predicate<keel.lab.measure.Scrape.Sample> route;
     private final double start;
 
     Timeline(List<Scrape> scrapes, String routePattern) {
@@ -57,7 +59,7 @@ final class Timeline {
     /** The lag quantile in milliseconds over the whole run (NaN without loops). */
     double lagOverall(double q) {
         if (scrapes.size() < 2) return Double.NaN;
-        return 1000 * Histograms.quantile(q, Histograms.delta(scrapes.getFirst().buckets(LAG, sample -> true),
+        return 1000 * Buckets.quantile(q, Buckets.delta(scrapes.getFirst().buckets(LAG, sample -> true),
                 scrapes.getLast().buckets(LAG, sample -> true)));
     }
 
@@ -71,7 +73,7 @@ final class Timeline {
     TreeMap<String, Double> statusClasses() {
         TreeMap<String, Double> classes = new TreeMap<>();
         if (scrapes.isEmpty()) return classes;
-        for (Scrape.Sample sample : scrapes.getLast().samples()) {
+        for (keel.lab.measure.Scrape.Sample sample : scrapes.getLast().samples()) {
             if (sample.name().equals(REQUESTS + "_count") && route.test(sample)) classes.merge(sample.label("status_class"), sample.value(), Double::sum);
         }
         return classes;
@@ -95,17 +97,17 @@ final class Timeline {
     TreeSet<String> collectors() {
         TreeSet<String> names = new TreeSet<>();
         for (Scrape scrape : scrapes) {
-            for (Scrape.Sample sample : scrape.samples()) {
+            for (keel.lab.measure.Scrape.Sample sample : scrape.samples()) {
                 if (sample.name().startsWith("jvm_gc_pause_seconds") && !sample.label("gc").isEmpty()) names.add(sample.label("gc"));
             }
         }
         return names;
     }
 
-    private List<double[]> quantiles(String histogram, Predicate<Scrape.Sample> filter, double q) {
+    private List<double[]> quantiles(String histogram, Predicate<keel.lab.measure.Scrape.Sample> filter, double q) {
         List<double[]> points = new ArrayList<>();
         for (int i = firstInterval(); i < scrapes.size(); i++) {
-            double value = Histograms.quantile(q, Histograms.delta(scrapes.get(i - 1).buckets(histogram, filter),
+            double value = Buckets.quantile(q, Buckets.delta(scrapes.get(i - 1).buckets(histogram, filter),
                     scrapes.get(i).buckets(histogram, filter)));
             if (!Double.isNaN(value)) points.add(new double[] {x(scrapes.get(i)), 1000 * value});
         }

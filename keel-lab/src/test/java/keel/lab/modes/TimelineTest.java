@@ -68,7 +68,7 @@ class TimelineTest {
 
     @Test
     void parsesLabelsWithEscapesAndBareSamples() {
-        List<Scrape.Sample> samples = Scrape.parse("""
+        List<keel.lab.measure.Scrape.Sample> samples = Scrape.parse("""
                 # HELP jvm_gc_pause_seconds Time spent in GC pause
                 jvm_gc_pause_seconds_count{action="end of minor GC",cause="Allocation Failure",gc="Copy"} 1
                 odd{path="a\\"b",le="+Inf"} 2.5
@@ -76,9 +76,9 @@ class TimelineTest {
                 """);
 
         assertThat(samples).containsExactly(
-                new Scrape.Sample("jvm_gc_pause_seconds_count", Map.of("action", "end of minor GC", "cause", "Allocation Failure", "gc", "Copy"), 1.0),
-                new Scrape.Sample("odd", Map.of("path", "a\"b", "le", "+Inf"), 2.5),
-                new Scrape.Sample("keel_http_server_connections_open", Map.of(), 1.0));
+                new keel.lab.measure.Scrape.Sample("jvm_gc_pause_seconds_count", Map.of("action", "end of minor GC", "cause", "Allocation Failure", "gc", "Copy"), 1.0),
+                new keel.lab.measure.Scrape.Sample("odd", Map.of("path", "a\"b", "le", "+Inf"), 2.5),
+                new keel.lab.measure.Scrape.Sample("keel_http_server_connections_open", Map.of(), 1.0));
         assertThat(new Timeline(List.of(new Scrape(0, samples, 1)), "/").collectors()).containsExactly("Copy");
     }
 }
