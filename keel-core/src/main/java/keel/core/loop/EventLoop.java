@@ -8,6 +8,8 @@ import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
+import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -15,26 +17,34 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
  * One platform thread, one {@link Selector}, one bounded task queue and one set of timers.
  *
- * <p>The loop, once per turn: {@code selectNow()} when tasks are pending, otherwise {@code select}
- * until the next timer is due; handle the ready keys; fire expired timers; run queued tasks within a
- * time budget. Channels registered here are confined to the loop thread: other threads reach them
- * only through {@link #execute(Runnable)}.
+ * <p>The loop, once per turn: select the ready channels ({@code selectNow()} when tasks are pending,
+ * otherwise {@code select} until the next timer is due) unless some from the last select are still
+ * waiting; handle ready channels within the turn budget; fire expired timers; run queued tasks within
+ * the turn budget again. So however much input or however many tasks arrive, a due timer (the lag
+ * probe, a timeout) waits at most about two budgets, and a ready channel is never skipped: the
+ * channels of one select are all handled, in order, before the loop selects again. Channels
+ * registered here are confined to the loop thread: other threads reach them only through
+ * {@link #execute(Runnable)}.
  *
  * <p>Thread contract: {@link #execute}, {@link #inEventLoop}, {@link #shutdown} and the gauges may be
  * called from any thread; {@link #register} and {@link #schedule} only from the loop thread.
  */
 public final class EventLoop implements Executor {
     private static final Log LOG = Log.of(EventLoop.class);
-    private static final int TASKS_BETWEEN_CLOCK_READS = 64;
+    private static final int TASKS_BETWEEN_CLOCK_READS = 16;
+    /** The default turn budget: long enough to amortise a select, short enough to keep timers within a few milliseconds. */
+    public static final Duration DEFAULT_TURN_BUDGET = Duration.ofMillis(1);
     /** The loop whose thread is running, so code can tell it must not block and can use the loop's timers. */
     private static final ThreadLocal<EventLoop> CURRENT = new ThreadLocal<>();
 
     private final Options options;
+    private final long budgetNanos;
     private final Selector selector;
     private final TaskQueue tasks;
     private final Timers timers;
@@ -48,8 +58,13 @@ public final class EventLoop implements Executor {
      * the flag before it checks the queue a last time.
      */
     private final AtomicBoolean wakeupNeeded = new AtomicBoolean();
+    /**
+     * Keys of the last select not handled yet. Bounded: a select hands each registered key over at
+     * most once, and the loop selects again only once this is empty.
+     */
+    private final ArrayDeque<SelectionKey> ready = new ArrayDeque<>();
     /** Made once: a method reference evaluated on every select would allocate on every turn. */
-    private final java.util.function.Consumer<SelectionKey> readyHandler = this::onReady;
+    private final Consumer<SelectionKey> addReady = ready::add;
     private volatile boolean running = true;
     /** Guard hooks, read by the watchdog thread; written with release stores (no fence on the loop's path). */
     private final AtomicLong turns = new AtomicLong();
@@ -61,18 +76,23 @@ public final class EventLoop implements Executor {
      *
      * @param name             thread name
      * @param taskQueueSize    bound of the task queue; {@link #execute} past it throws
-     * @param taskBudgetNanos  how long one turn may run queued tasks before it polls I/O again
+     * @param turnBudget       how long one turn may spend on ready channels, and again on queued
+     *                         tasks, before it fires due timers and selects again
      * @param maxTimers        bound of live timers
      */
-    public record Options(String name, int taskQueueSize, long taskBudgetNanos, int maxTimers) {
+    public record Options(String name, int taskQueueSize, Duration turnBudget, int maxTimers) {
         public Options {
             if (taskQueueSize < 1) throw new IllegalArgumentException("taskQueueSize must be >= 1");
-            if (taskBudgetNanos < 1) throw new IllegalArgumentException("taskBudgetNanos must be >= 1");
+            if (turnBudget.compareTo(Duration.ofNanos(1_000)) < 0) throw new IllegalArgumentException("turnBudget must be >= 1 µs");
             if (maxTimers < 1) throw new IllegalArgumentException("maxTimers must be >= 1");
         }
 
         public static Options named(String name) {
-            return new Options(name, 65_536, TimeUnit.MILLISECONDS.toNanos(10), 65_536);
+            return new Options(name, 65_536, DEFAULT_TURN_BUDGET, 65_536);
+        }
+
+        public Options withTurnBudget(Duration budget) {
+            return new Options(name, taskQueueSize, budget, maxTimers);
         }
     }
 
@@ -82,6 +102,7 @@ public final class EventLoop implements Executor {
 
     EventLoop(Options options, LongSupplier clock) {
         this.options = options;
+        this.budgetNanos = options.turnBudget().toNanos();
         this.clock = clock;
         this.tasks = new TaskQueue(options.taskQueueSize());
         this.timers = new Timers(options.maxTimers());
@@ -202,7 +223,8 @@ public final class EventLoop implements Executor {
         try {
             while (running) {
                 turns.lazySet(turns.get() + 1);
-                poll();
+                if (ready.isEmpty()) select();
+                handleReady();
                 timers.runExpired(clock.getAsLong());
                 runTasks();
             }
@@ -215,34 +237,49 @@ public final class EventLoop implements Executor {
         }
     }
 
-    private void poll() throws IOException {
+    /** Adds the keys ready now to {@link #ready}; blocks only when no task is pending. */
+    private void select() throws IOException {
         if (!tasks.isEmpty()) {
-            selector.selectNow(readyHandler);
+            selector.selectNow(addReady);
             return;
         }
         wakeupNeeded.set(true);
         if (!tasks.isEmpty() || !running) {
             wakeupNeeded.set(false);
-            selector.selectNow(readyHandler);
+            selector.selectNow(addReady);
             return;
         }
         long nanos = timers.nanosToNext(clock.getAsLong());
         if (nanos == 0) {
-            selector.selectNow(readyHandler);
+            selector.selectNow(addReady);
         } else {
             waiting.lazySet(true);
-            selector.select(readyHandler, nanos < 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999)));
+            selector.select(addReady, nanos < 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999)));
             waiting.lazySet(false);
         }
         wakeupNeeded.set(false);
     }
 
+    /** Handles ready keys in select order until none is left or the turn budget is spent. */
+    private void handleReady() {
+        if (ready.isEmpty()) return;
+        long deadline = clock.getAsLong() + budgetNanos;
+        SelectionKey key;
+        while ((key = ready.poll()) != null) {
+            onReady(key);
+            if (clock.getAsLong() - deadline > 0) return;
+        }
+    }
+
     private void onReady(SelectionKey key) {
-        // select(Consumer) runs handlers inside the select call: from here on the loop is working, not waiting.
-        if (waiting.get()) waiting.lazySet(false);
+        // Handled a turn or more after its select, a key may have been closed, or stopped wanting an
+        // operation (a connection that paused reading), meanwhile: pass on only what is still wanted.
+        if (!key.isValid()) return;
+        int ops = key.readyOps() & key.interestOps();
+        if (ops == 0) return;
         IoHandler handler = (IoHandler) key.attachment();
         try {
-            handler.onReady(key);
+            handler.onReady(key, ops);
         } catch (Throwable e) {
             // Any failure, an Error included, costs this channel only, never the loop.
             LOG.error("io_handler_failed", e, "loop", name());
@@ -258,7 +295,7 @@ public final class EventLoop implements Executor {
 
     private void runTasks() {
         if (tasks.isEmpty()) return;
-        long deadline = clock.getAsLong() + options.taskBudgetNanos();
+        long deadline = clock.getAsLong() + budgetNanos;
         int ran = 0;
         Runnable task;
         while ((task = tasks.poll()) != null) {
@@ -272,6 +309,7 @@ public final class EventLoop implements Executor {
     }
 
     private void closeAll() {
+        ready.clear();
         for (SelectionKey key : List.copyOf(selector.keys())) {
             if (key.attachment() instanceof IoHandler handler) {
                 try {

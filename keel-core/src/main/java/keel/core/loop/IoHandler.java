@@ -10,7 +10,11 @@ import java.nio.channels.SelectionKey;
  */
 @FunctionalInterface
 public interface IoHandler {
-    void onReady(SelectionKey key);
+    /**
+     * {@code key}'s channel is ready for {@code readyOps}: the operations it was selected for that
+     * its interest set still holds (never 0).
+     */
+    void onReady(SelectionKey key, int readyOps);
 
     /** Called on the loop thread when the loop closed this channel: at shutdown, or after {@link #onReady} threw. */
     default void onClosedByLoop() {

@@ -1,5 +1,6 @@
 package keel.core.loop;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -13,12 +14,17 @@ public final class LoopGroup implements AutoCloseable {
     private final List<EventLoop> loops;
     private final AtomicInteger turn = new AtomicInteger();
 
-    /** Starts {@code count} loops named {@code prefix-0 … prefix-(count-1)}. */
+    /** Starts {@code count} loops named {@code prefix-0 … prefix-(count-1)}, with the default turn budget. */
     public LoopGroup(int count, String prefix) {
+        this(count, prefix, EventLoop.DEFAULT_TURN_BUDGET);
+    }
+
+    /** Starts {@code count} loops named {@code prefix-0 … prefix-(count-1)}; see {@link EventLoop.Options#turnBudget}. */
+    public LoopGroup(int count, String prefix, Duration turnBudget) {
         if (count < 1) throw new IllegalArgumentException("a loop group needs at least one loop: " + count);
         List<EventLoop> created = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            EventLoop loop = new EventLoop(EventLoop.Options.named(prefix + "-" + i));
+            EventLoop loop = new EventLoop(EventLoop.Options.named(prefix + "-" + i).withTurnBudget(turnBudget));
             loop.start();
             created.add(loop);
         }

@@ -3,6 +3,12 @@ package keel.core.loop;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.Pipe;
+import java.nio.channels.SelectionKey;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -10,22 +16,37 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class EventLoopTest {
     private final EventLoop loop = new EventLoop(EventLoop.Options.named("test-loop"));
+    private final List<EventLoop> started = new ArrayList<>();
 
     @AfterEach
     void stop() throws InterruptedException {
-        loop.shutdown();
-        assertThat(loop.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+        for (EventLoop each : started) {
+            each.shutdown();
+            assertThat(each.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    private EventLoop start(EventLoop each) {
+        each.start();
+        started.add(each);
+        return each;
+    }
+
+    /** A loop whose clock moves only when the test moves it, with a 1 ms turn budget. */
+    private EventLoop startManual(AtomicLong now) {
+        return start(new EventLoop(EventLoop.Options.named("budget-loop").withTurnBudget(Duration.ofMillis(1)), now::get));
     }
 
     @Test
     void runsTasksFromOtherThreadsOnTheLoopThreadInOrder() throws Exception {
-        loop.start();
+        start(loop);
         List<Integer> seen = Collections.synchronizedList(new ArrayList<>());
         CompletableFuture<String> thread = new CompletableFuture<>();
         for (int i = 0; i < 1000; i++) {
@@ -39,7 +60,7 @@ class EventLoopTest {
 
     @Test
     void wakesALoopBlockedInSelectWhenATaskArrives() throws Exception {
-        loop.start();
+        start(loop);
         for (int round = 0; round < 200; round++) {
             // With no timers the loop blocks in select without a timeout: only a wakeup can run this task.
             CountDownLatch ran = new CountDownLatch(1);
@@ -50,7 +71,7 @@ class EventLoopTest {
 
     @Test
     void firesScheduledTimersOnTheLoop() throws Exception {
-        loop.start();
+        start(loop);
         CompletableFuture<Boolean> fired = new CompletableFuture<>();
         loop.execute(() -> loop.schedule(20, TimeUnit.MILLISECONDS, () -> fired.complete(loop.inEventLoop())));
         assertThat(fired.get(5, TimeUnit.SECONDS)).isTrue();
@@ -58,7 +79,7 @@ class EventLoopTest {
 
     @Test
     void survivesAFailingTask() throws Exception {
-        loop.start();
+        start(loop);
         loop.execute(() -> {
             throw new IllegalStateException("boom");
         });
@@ -69,7 +90,7 @@ class EventLoopTest {
 
     @Test
     void survivesAFailingTimerAndKeepsFiringOthers() throws Exception {
-        loop.start();
+        start(loop);
         CompletableFuture<Boolean> later = new CompletableFuture<>();
         loop.execute(() -> {
             loop.schedule(5, TimeUnit.MILLISECONDS, () -> {
@@ -84,8 +105,110 @@ class EventLoopTest {
     }
 
     @Test
+    void firesADueTimerBetweenReadyChannelsOnceTheTurnBudgetIsSpent() throws Exception {
+        AtomicLong now = new AtomicLong();
+        EventLoop manual = startManual(now);
+        List<String> events = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch handled = new CountDownLatch(10);
+        manual.execute(() -> {
+            try {
+                for (int i = 0; i < 10; i++) {
+                    Pipe pipe = readablePipe();
+                    manual.register(pipe.source(), SelectionKey.OP_READ, (key, ops) -> {
+                        drain(pipe);
+                        key.cancel();
+                        events.add("io");
+                        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(2)); // each channel costs more than the whole budget
+                        handled.countDown();
+                    });
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            manual.schedule(0, TimeUnit.MILLISECONDS, () -> events.add("timer"));
+        });
+        assertThat(handled.await(5, TimeUnit.SECONDS)).isTrue();
+        // All ten were ready in one select; the timer was due: it runs after the first, not after all ten.
+        assertThat(events).hasSize(11).containsOnlyOnce("timer");
+        assertThat(events.indexOf("timer")).isEqualTo(1);
+    }
+
+    @Test
+    void firesADueTimerBetweenQueuedTasksOnceTheTurnBudgetIsSpent() throws Exception {
+        AtomicLong now = new AtomicLong();
+        EventLoop manual = startManual(now);
+        List<String> events = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch done = new CountDownLatch(1);
+        manual.execute(() -> {
+            manual.schedule(0, TimeUnit.MILLISECONDS, () -> events.add("timer"));
+            for (int i = 0; i < 200; i++) {
+                manual.execute(() -> {
+                    events.add("task");
+                    now.addAndGet(TimeUnit.MILLISECONDS.toNanos(1));
+                });
+            }
+            manual.execute(done::countDown);
+        });
+        assertThat(done.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(events).hasSize(201).containsOnlyOnce("timer");
+        // The clock is read every 16 tasks: the budget is found spent after the queueing task and 15
+        // of its tasks, and the timer runs there instead of after all 200.
+        assertThat(events.indexOf("timer")).isEqualTo(15);
+    }
+
+    @Test
+    void passesOnlyTheReadyOperationsAKeyStillWants() throws Exception {
+        start(loop);
+        List<String> events = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch both = new CountDownLatch(2);
+        SelectionKey[] keys = new SelectionKey[2];
+        loop.execute(() -> {
+            try {
+                for (int i = 0; i < 2; i++) {
+                    int self = i;
+                    Pipe pipe = readablePipe();
+                    keys[i] = loop.register(pipe.source(), SelectionKey.OP_READ, (key, ops) -> {
+                        events.add("ready " + self + " ops " + ops);
+                        drain(pipe);
+                        key.interestOps(0);
+                        // Both were selected together; whichever runs first stops the other wanting input.
+                        if (keys[1 - self].isValid()) keys[1 - self].interestOps(0);
+                        both.countDown();
+                    });
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        CompletableFuture<List<String>> afterFirst = new CompletableFuture<>();
+        loop.execute(() -> loop.schedule(50, TimeUnit.MILLISECONDS, () -> afterFirst.complete(List.copyOf(events))));
+        assertThat(afterFirst.get(5, TimeUnit.SECONDS)).hasSize(1).allMatch(e -> e.endsWith("ops " + SelectionKey.OP_READ));
+        // Wanted again, the other one still has its byte and is handled.
+        loop.execute(() -> {
+            for (SelectionKey key : keys) if (key.isValid()) key.interestOps(SelectionKey.OP_READ);
+        });
+        assertThat(both.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(events).hasSize(2).anyMatch(e -> e.startsWith("ready 0")).anyMatch(e -> e.startsWith("ready 1"));
+    }
+
+    private static Pipe readablePipe() throws IOException {
+        Pipe pipe = Pipe.open();
+        pipe.source().configureBlocking(false);
+        pipe.sink().write(ByteBuffer.wrap(new byte[] {1}));
+        return pipe;
+    }
+
+    private static void drain(Pipe pipe) {
+        try {
+            pipe.source().read(ByteBuffer.allocate(16));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Test
     void refusesTasksAfterShutdown() throws InterruptedException {
-        loop.start();
+        start(loop);
         loop.shutdown();
         assertThat(loop.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
         assertThatThrownBy(() -> loop.execute(() -> { })).isInstanceOf(RejectedExecutionException.class);

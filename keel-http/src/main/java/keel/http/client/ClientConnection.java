@@ -132,9 +132,8 @@ final class ClientConnection implements IoHandler {
     // ---- events ----------------------------------------------------------------------------------
 
     @Override
-    public void onReady(SelectionKey readyKey) {
+    public void onReady(SelectionKey readyKey, int ready) {
         try {
-            int ready = readyKey.readyOps();
             if ((ready & SelectionKey.OP_CONNECT) != 0) {
                 finishConnect();
                 return;

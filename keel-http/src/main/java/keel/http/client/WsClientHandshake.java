@@ -84,15 +84,15 @@ final class WsClientHandshake implements IoHandler {
     }
 
     @Override
-    public void onReady(SelectionKey readyKey) {
+    public void onReady(SelectionKey readyKey, int ready) {
         try {
-            if (readyKey.isConnectable()) {
+            if ((ready & SelectionKey.OP_CONNECT) != 0) {
                 channel.finishConnect();
                 readyKey.interestOps(SelectionKey.OP_WRITE | SelectionKey.OP_READ);
                 return;
             }
-            if (readyKey.isWritable() && out.writeTo(channel)) readyKey.interestOps(SelectionKey.OP_READ);
-            if (readyKey.isReadable()) onReadable();
+            if ((ready & SelectionKey.OP_WRITE) != 0 && out.writeTo(channel)) readyKey.interestOps(SelectionKey.OP_READ);
+            if ((ready & SelectionKey.OP_READ) != 0) onReadable();
         } catch (IOException | RuntimeException e) {
             fail(e);
         }

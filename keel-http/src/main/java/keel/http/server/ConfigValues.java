@@ -55,7 +55,8 @@ public final class ConfigValues {
         String t = text.trim().toLowerCase(Locale.ROOT);
         try {
             Duration d;
-            if (t.endsWith("ms")) d = Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2).trim()));
+            if (t.endsWith("us")) d = Duration.ofNanos(1_000 * Long.parseLong(t.substring(0, t.length() - 2).trim()));
+            else if (t.endsWith("ms")) d = Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2).trim()));
             else if (t.endsWith("s")) d = Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1).trim()));
             else if (t.endsWith("m")) d = Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1).trim()));
             else if (t.endsWith("h")) d = Duration.ofHours(Long.parseLong(t.substring(0, t.length() - 1).trim()));
@@ -95,6 +96,7 @@ public final class ConfigValues {
     }
 
     public static String duration(Duration d) {
+        if (d.toNanos() % 1_000_000 != 0) return d.toNanos() / 1_000 + "us";
         long ms = d.toMillis();
         if (ms % 60_000 == 0 && ms >= 60_000) return ms / 60_000 + "m";
         if (ms % 1000 == 0) return ms / 1000 + "s";

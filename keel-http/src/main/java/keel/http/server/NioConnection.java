@@ -100,9 +100,8 @@ final class NioConnection implements IoHandler, Dispatcher.Upgradable {
     // ---- events ----------------------------------------------------------------------------------
 
     @Override
-    public void onReady(SelectionKey readyKey) {
+    public void onReady(SelectionKey readyKey, int ready) {
         try {
-            int ready = readyKey.readyOps();
             if ((ready & SelectionKey.OP_WRITE) != 0) onWritable();
             if (state != State.CLOSED && (ready & SelectionKey.OP_READ) != 0) onReadable();
         } catch (IOException | RuntimeException e) {

@@ -35,7 +35,7 @@ final class NioServer implements HttpServer.Listener {
     NioServer(ServerContext context) throws IOException {
         this.context = context;
         this.options = context.options();
-        this.loops = new LoopGroup(options.pools().loops(), "keel-loop");
+        this.loops = new LoopGroup(options.pools().loops(), "keel-loop", options.pools().loopTurnBudget());
         for (EventLoop loop : loops.loops()) {
             LoopConnections home = new LoopConnections(loop, this);
             homes.put(loop, home);

@@ -1,5 +1,6 @@
 package keel.http.server;
 
+import keel.core.loop.EventLoop;
 import keel.http.ws.WsOptions;
 
 import static keel.http.server.ConfigValues.positive;
@@ -70,16 +71,21 @@ public record ServerOptions(String host, int port, Transport transport, Executio
 
     /**
      * @param loops             event loops of the nio transport
+     * @param loopTurnBudget    how long a loop turn may spend on ready connections, and again on queued
+     *                          tasks, before it fires due timers and selects again
      * @param workerThreads     platform threads of the worker pool
      * @param workerQueue       requests waiting for a worker (503 past it)
      * @param virtualThreadLimit requests running on virtual threads at once (503 past it)
      * @param blockingThreads   platform threads of the blocking transport (one per connection)
      * @param blockingQueue     accepted connections waiting for a blocking thread (503 past it)
      */
-    public record Pools(int loops, int workerThreads, int workerQueue, int virtualThreadLimit,
+    public record Pools(int loops, Duration loopTurnBudget, int workerThreads, int workerQueue, int virtualThreadLimit,
                         int blockingThreads, int blockingQueue) {
         public Pools {
             positive("loops", loops);
+            if (loopTurnBudget.compareTo(Duration.ofNanos(1_000)) < 0 || loopTurnBudget.compareTo(Duration.ofSeconds(1)) > 0) {
+                throw new IllegalArgumentException("server.loop-turn-budget must be in 1µs..1s");
+            }
             positive("worker-pool.threads", workerThreads);
             positive("worker-pool.queue", workerQueue);
             positive("virtual-threads.max-concurrent", virtualThreadLimit);
@@ -152,6 +158,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.lingerDrain = timeouts.lingerDrain();
         b.grace = timeouts.grace();
         b.loops = pools.loops();
+        b.loopTurnBudget = pools.loopTurnBudget();
         b.workerThreads = pools.workerThreads();
         b.workerQueue = pools.workerQueue();
         b.virtualThreadLimit = pools.virtualThreadLimit();
@@ -190,6 +197,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         private Duration lingerDrain = Duration.ofSeconds(2);
         private Duration grace = Duration.ofSeconds(30);
         private int loops = Runtime.getRuntime().availableProcessors();
+        private Duration loopTurnBudget = EventLoop.DEFAULT_TURN_BUDGET;
         private int workerThreads = 200;
         private int workerQueue = 1000;
         private int virtualThreadLimit = 10_000;
@@ -227,6 +235,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder lingerDrain(Duration lingerDrain) { this.lingerDrain = lingerDrain; return this; }
         public Builder grace(Duration grace) { this.grace = grace; return this; }
         public Builder loops(int loops) { this.loops = loops; return this; }
+        public Builder loopTurnBudget(Duration loopTurnBudget) { this.loopTurnBudget = loopTurnBudget; return this; }
         public Builder workerThreads(int workerThreads) { this.workerThreads = workerThreads; return this; }
         public Builder workerQueue(int workerQueue) { this.workerQueue = workerQueue; return this; }
         public Builder virtualThreadLimit(int virtualThreadLimit) { this.virtualThreadLimit = virtualThreadLimit; return this; }
@@ -250,7 +259,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
             return new ServerOptions(host, port, transport, execution, threads,
                     new Limits(backlog, maxConnections, maxHeadSize, maxHeaderCount, maxBodySize),
                     new Timeouts(headReadTimeout, idleTimeout, lingerDrain, grace),
-                    new Pools(loops, workerThreads, workerQueue, virtualThreadLimit, blockingThreads, blockingQueue),
+                    new Pools(loops, loopTurnBudget, workerThreads, workerQueue, virtualThreadLimit, blockingThreads, blockingQueue),
                     new WaterMarks(highWaterMark, lowWaterMark),
                     new Guard(guardEnabled, lagProbeInterval, blockedThreshold, onBlocked),
                     new WsOptions(wsMaxFrameSize, wsMaxMessageSize, wsMaxQueuedOutput, wsCloseTimeout, wsIdleTimeout, wsPingInterval),

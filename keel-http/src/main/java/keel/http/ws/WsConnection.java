@@ -151,9 +151,8 @@ public final class WsConnection implements IoHandler {
     // ---- events ----------------------------------------------------------------------------------
 
     @Override
-    public void onReady(SelectionKey readyKey) {
+    public void onReady(SelectionKey readyKey, int ready) {
         try {
-            int ready = readyKey.readyOps();
             if ((ready & SelectionKey.OP_WRITE) != 0) afterWrite();
             if (state != State.CLOSED && (ready & SelectionKey.OP_READ) != 0) onReadable();
         } catch (IOException | RuntimeException e) {
