@@ -13,9 +13,12 @@
 #   504 for confirms that did not come in time) during the fault, 202s again after it, and every
 #   202 on the queue (zero confirmed messages lost).
 #
-#   Every row gets a fresh JVM on CPU 0 with 2 event loops; wrk and the broker share CPU 1 (the
-#   broker's threads are pinned there for the run and unpinned after it, so Keel's loops compete
-#   with no broker work, as with a broker on another machine):
+#   Every row gets a fresh JVM on CPU 0 with one event loop (one per CPU, Keel's default: two
+#   loops on one CPU take turns on it, and each waits out the other's time slice); wrk and the
+#   broker share CPU 1 (the broker's threads are pinned there for the run and unpinned after it, so
+#   Keel's loop competes with no broker work, as with a broker on another machine). Each loop's lag
+#   probe runs every LAG_PROBE (10 ms: 3000 samples in 30 s, so p99 is a percentile and not the
+#   second-highest of 300 samples):
 #     wrk -t2 -cCONNECTIONS -dDURATION --timeout 10s -s bench/wrk/gateway.lua URL
 #   after a WARMUP run on the same route. The queue (QUEUE) is purged before each measured run
 #   and its depth read after it. The virtual-thread row records JFR with jdk.VirtualThreadPinned
@@ -42,6 +45,8 @@
 #   MODES [event-loop worker-pool async virtual-thread], FAULT_MODES [async virtual-thread]
 #   FAULT_DURATION [20], FAULT_AT [5], FAULT_FOR [5]   seconds
 #   GATEWAY_ARGS   more bin/keel serve flags for every row (e.g. "--gateway-publisher-threads 1")
+#   KEEL_JAVA_OPTS JVM options for every server (e.g. "-Xlog:gc:file=/tmp/gc.log")
+#   LOOPS [1], LAG_PROBE [10ms]
 #   QUEUE [keel.bench.gateway], PORT [38090], SERVER_CPU [0], CLIENT_CPU [1], BROKER_CPU [1] ("" leaves
 #   the broker unpinned), SERVER_NICE [-10 as root, else 0], READY_TIMEOUT [60]
 #
@@ -60,7 +65,8 @@ FAULT_DURATION=${FAULT_DURATION:-20} FAULT_AT=${FAULT_AT:-5} FAULT_FOR=${FAULT_F
 QUEUE=${QUEUE:-keel.bench.gateway} PORT=${PORT:-38090} READY_TIMEOUT=${READY_TIMEOUT:-60}
 SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1} BROKER_CPU=${BROKER_CPU-1} KEEL_BIN=${KEEL_BIN:-$ROOT/bin/keel}
 SERVER_NICE=${SERVER_NICE:-$([[ $(id -u) == 0 ]] && echo -10 || echo 0)}
-LOOPS=2
+SERVER_JAVA_OPTS=${KEEL_JAVA_OPTS:-}
+LOOPS=${LOOPS:-1} LAG_PROBE=${LAG_PROBE:-10ms}
 
 log() { printf '[gateway] %s\n' "$*" >&2; }
 die() { printf '[gateway] error: %s\n' "$*" >&2; exit 1; }
@@ -141,7 +147,7 @@ parse_timeline() { # file fault_start_epoch fault_end_epoch
 start_gateway() { # mode log_file
   local mode=$1 logf=$2 deadline
   # shellcheck disable=SC2086
-  start_server "$logf" --gateway-mode "$mode" --gateway-routing-key "$QUEUE" ${GATEWAY_ARGS:-}
+  start_server "$logf" --gateway-mode "$mode" --gateway-routing-key "$QUEUE" --lag-probe-interval "$LAG_PROBE" ${GATEWAY_ARGS:-}
   deadline=$((SECONDS + 20))
   until [[ $(curl -s -o /dev/null -w '%{http_code}' "$BASE/keel/health") == 200 ]]; do
     ((SECONDS < deadline)) || die "$mode: /keel/health not 200 within 20 s: $(curl -s "$BASE/keel/health")"
@@ -182,9 +188,9 @@ if ((IDLE > 0)); then
 fi
 
 for mode in $MODES; do
-  KEEL_JAVA_OPTS=""
+  KEEL_JAVA_OPTS=$SERVER_JAVA_OPTS
   if [[ $mode == virtual-thread ]]; then
-    KEEL_JAVA_OPTS="-XX:StartFlightRecording:filename=$OUT/$mode.jfr,dumponexit=true,jdk.VirtualThreadPinned#enabled=true,jdk.VirtualThreadPinned#threshold=0ms"
+    KEEL_JAVA_OPTS+=" -XX:StartFlightRecording:filename=$OUT/$mode.jfr,dumponexit=true,jdk.VirtualThreadPinned#enabled=true,jdk.VirtualThreadPinned#threshold=0ms"
   fi
   export KEEL_JAVA_OPTS
   start_gateway "$mode" "$OUT/$mode.server.log"
@@ -216,7 +222,7 @@ for mode in $MODES; do
     NOTES+=("- virtual-thread: JFR jdk.VirtualThreadPinned (threshold 0 ms) events during the run: ${pinned:-n/a} ($OUT/$mode.jfr)")
   fi
 done
-export KEEL_JAVA_OPTS=""
+export KEEL_JAVA_OPTS=$SERVER_JAVA_OPTS
 
 for mode in $FAULT_MODES; do
   start_gateway "$mode" "$OUT/$mode.fault.server.log"
@@ -252,7 +258,7 @@ done
 {
   echo "## Gateway: POST /gateway/publish to RabbitMQ ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
   echo
-  echo "wrk -t2 -c$CONNECTIONS -d${DURATION}s --timeout 10s after ${WARMUP}s warm-up; $LOOPS event loops; server on CPU $SERVER_CPU," \
+  echo "wrk -t2 -c$CONNECTIONS -d${DURATION}s --timeout 10s after ${WARMUP}s warm-up; $LOOPS event loop(s), lag probe every $LAG_PROBE; server on CPU $SERVER_CPU," \
     "wrk on CPU $CLIENT_CPU, broker $([[ -n $BROKER_CPU ]] && echo "on CPU $BROKER_CPU" || echo unpinned); persistent messages, publisher confirms;" \
     "machine load average before/after: $LOAD_BEFORE / $(cut -d' ' -f1-3 /proc/loadavg);" \
     "server nice $SERVER_NICE; $("$JAVA_HOME/bin/java" -version 2>&1 | head -n 1); $(git_desc)"

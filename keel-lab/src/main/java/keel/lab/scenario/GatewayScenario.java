@@ -28,6 +28,11 @@ public final class GatewayScenario implements Scenario {
     static final String QUEUE = "keel.lab.gateway";
     static final List<String[]> MODES = List.of(new String[]{"V1 event-loop", "event-loop"}, new String[]{"V2 worker-pool", "worker-pool"},
             new String[]{"V3 async", "async"}, new String[]{"V4 virtual-thread", "virtual-thread"});
+    /**
+     * One loop on the server's one CPU (two would take turns on it, each waiting out the other's time
+     * slice), probed every 10 ms so the lag p99 of a run rests on thousands of samples.
+     */
+    static final List<String> SERVER_FLAGS = List.of("--loops", "1", "--lag-probe-interval", "10ms");
 
     @Override
     public String name() {
@@ -48,8 +53,9 @@ public final class GatewayScenario implements Scenario {
             for (String[] mode : MODES) {
                 Broker.purge(QUEUE); // fails, harmlessly, before the first run declared the queue
                 long before = Broker.depth(QUEUE);
-                try (KeelProcess server = ServerUnderLoad.start(run, mode[1] + "-" + repeat, "--gateway-mode", mode[1],
-                        "--gateway-routing-key", QUEUE, "--loops", "2")) {
+                List<String> flags = new ArrayList<>(List.of("--gateway-mode", mode[1], "--gateway-routing-key", QUEUE));
+                flags.addAll(SERVER_FLAGS);
+                try (KeelProcess server = ServerUnderLoad.start(run, mode[1] + "-" + repeat, flags.toArray(String[]::new))) {
                     String uri = server.uri("/gateway/publish").toString();
                     LoadRun measured = ServerUnderLoad.measure(server, mode[0], users, duration, Duration.ofSeconds(10),
                             user -> ClientRequest.post(uri, "{\"device\":\"lab-" + user + "\",\"temperature\":21.5}").header("Routing-Key", QUEUE));
@@ -98,7 +104,7 @@ public final class GatewayScenario implements Scenario {
                                 + "its depth before and after the run (rabbitmqctl) gives the messages the run put there; lost = 202s − those",
                         "load: Keel's HTTP client in this JVM, " + users + " users (closed model) POSTing a small JSON for " + duration.toSeconds()
                                 + " s, request timeout 10 s; each answer waits for the broker's confirm (202)",
-                        "server: bin/keel serve --gateway-mode <mode> --loops 2, a fresh cold JVM per row and repeat; GC " + ServerUnderLoad.gcs(runs),
+                        "server: bin/keel serve --gateway-mode <mode> " + String.join(" ", SERVER_FLAGS) + ", a fresh cold JVM per row and repeat; GC " + ServerUnderLoad.gcs(runs),
                         "repeats: " + repeats + " per row, median (min–max); no broker fault on purpose here (bench/gateway.sh raises the memory alarm), "
                                 + "but the broker is shared: broker drops counts event=broker_connection_lost in each server's log"),
                 List.of(table.build()), LoadCharts.of("gateway", runs), Map.of(), false);
