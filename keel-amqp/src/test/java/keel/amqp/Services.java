@@ -86,12 +86,28 @@ public final class Services {
         }
     }
 
-    /** Runs {@code rabbitmqctl} (the broker's own admin tool) and fails on a non-zero exit. */
-    public static void rabbitmqctl(String... args) throws Exception {
+    /** Runs {@code rabbitmqctl} (the broker's own admin tool), fails on a non-zero exit, returns its output. */
+    public static String rabbitmqctl(String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of("rabbitmqctl", "-q"));
         command.addAll(List.of(args));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (process.waitFor() != 0) throw new IllegalStateException("rabbitmqctl " + String.join(" ", args) + " failed: " + output);
+        return output;
+    }
+
+    /**
+     * Raises the broker's memory alarm (watermark 0: the broker blocks every connection that
+     * publishes) until the returned handle is closed, which puts back the watermark it found.
+     */
+    public static AutoCloseable memoryAlarm() throws Exception {
+        // "0.4" for a relative watermark, "{absolute,1073741824}" for an absolute one.
+        String found = rabbitmqctl("eval", "vm_memory_monitor:get_vm_memory_high_watermark().").replaceAll("[{}\\s]", "");
+        String[] restore = found.startsWith("absolute,")
+                ? new String[]{"set_vm_memory_high_watermark", "absolute", found.substring("absolute,".length())}
+                : new String[]{"set_vm_memory_high_watermark", found.replace("relative,", "")};
+        if (!restore[restore.length - 1].matches("[0-9.]+")) throw new IllegalStateException("unexpected watermark: " + found);
+        rabbitmqctl("set_vm_memory_high_watermark", "0");
+        return () -> rabbitmqctl(restore);
     }
 }

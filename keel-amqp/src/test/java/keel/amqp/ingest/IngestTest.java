@@ -56,6 +56,23 @@ class IngestTest extends BrokerTest {
 
     @ParameterizedTest
     @EnumSource(IngestMode.class)
+    void keepsStoringAndReportsUpWhileAnAlarmBlocksPublishers(IngestMode mode) throws Exception {
+        String prefix = "test-" + UUID.randomUUID();
+        AmqpOptions options = options(mode).build();
+        EventLoad.publish(options, prefix, 0, 300); // before the alarm: it would block this publisher
+        // The alarm blocks connections that publish; the consumer only consumes and acks.
+        try (AutoCloseable alarm = Services.memoryAlarm(); Ingest ingest = Ingest.start(options)) {
+            await(() -> ingest.stored() == 300, Duration.ofSeconds(60), ingest);
+            assertThat(ingest.isUp()).as(ingest.json()).isTrue();
+            assertThat(ingest.json()).startsWith("{\"state\":\"up\"").contains("\"broker\":{\"state\":\"up\"");
+        }
+        assertThat(distinctRows(prefix)).isEqualTo(300);
+        assertThat(messagesLeft(options)).as("every delivery acked during the alarm").isZero();
+        deleteQueue(options);
+    }
+
+    @ParameterizedTest
+    @EnumSource(IngestMode.class)
     void losesAndDuplicatesNothingWhenTheConsumerConnectionDropsMidway(IngestMode mode) throws Exception {
         String prefix = "test-" + UUID.randomUUID();
         int events = mode == IngestMode.SEQUENTIAL ? 600 : 5_000;
