@@ -96,7 +96,8 @@ class ReadmeExampleTest {
         AmqpOptions amqpDefaults = AmqpOptions.defaults();
         for (AmqpConfigKeys.Key key : AmqpConfigKeys.ALL) {
             String row = readme.lines().filter(l -> l.startsWith("| `" + key.yaml() + "` ")).findFirst().orElse("");
-            assertThat(row).as(key.yaml()).contains("`" + key.flag() + "`").contains("`" + key.valueIn(amqpDefaults) + "`");
+            String value = key.valueIn(amqpDefaults);
+            assertThat(row).as(key.yaml()).contains("`" + key.flag() + "`").contains("`" + (value.isEmpty() ? "\"\"" : value) + "`");
         }
     }
 }

@@ -5,6 +5,7 @@ import keel.lab.report.ScenarioResult.Chart;
 import keel.lab.report.ScenarioResult.Line;
 import keel.lab.report.ScenarioResult.Table;
 import keel.lab.scenario.LabRun;
+import keel.lab.scenario.Machine;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -72,7 +73,7 @@ final class ModesReport {
         TreeSet<String> collectors = new TreeSet<>();
         runs.forEach(measured -> collectors.addAll(measured.timeline().collectors()));
         List<String> setup = new ArrayList<>();
-        setup.add("Machine: " + Runtime.getRuntime().availableProcessors() + " CPUs (" + cpuModel() + "), " + System.getProperty("os.name") + " "
+        setup.add("Machine: " + Machine.cpus() + " CPUs (" + cpuModel() + "), " + System.getProperty("os.name") + " "
                 + System.getProperty("os.version") + "; JDK " + Runtime.version() + " (" + System.getProperty("java.vendor") + "); "
                 + "1-minute load average " + load + " (above 0 means other work shared the CPUs: latencies are noisy).");
         setup.add("Server: a fresh cold JVM per mode and route (--warmup false), " + pinning(run.serverCpu())
