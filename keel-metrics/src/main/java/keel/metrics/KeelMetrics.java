@@ -285,7 +285,7 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
         Counter counter = blockedCounters.get(tag);
         if (counter == null) {
             counter = blockedCounters.computeIfAbsent(tag, r -> Counter.builder("keel.event.loop.blocked")
-                    .description("Times the watchdog caught an event loop stuck in one turn, by the route it ran")
+                    .description("Times the watchdog caught an event loop stuck in one round, by the route it ran")
                     .tag("route", r)
                     .register(registry));
         }

@@ -3,7 +3,7 @@ package keel.core.guard;
 import keel.core.loop.EventLoop;
 
 /**
- * A loop the watchdog found stuck in one turn for at least {@code blockedNanos}.
+ * A loop the watchdog found stuck in one round (see {@link keel.core.loop.EventLoop#rounds}) for at least {@code blockedNanos}.
  *
  * @param activity what the loop said it was running (a route, for an HTTP handler), or null
  * @param stack    the loop thread's stack when it was caught: the blocking call is near the top

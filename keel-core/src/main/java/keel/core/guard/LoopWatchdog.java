@@ -9,12 +9,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * One daemon thread that notices event loops stuck in one turn (a task, an I/O event, a handler)
- * longer than a threshold, and reports each stall once with the loop's stack.
+ * One daemon thread that notices event loops stuck longer than a threshold in one round (see
+ * {@link EventLoop#rounds}): one handler, task or timer that runs that long, or ready channels whose
+ * handlers together take that long, such as many requests that each block a little. It reports each
+ * stall once with the loop's stack.
  *
- * <p>It samples every loop's turn counter a few times per threshold. A loop that is not waiting in
- * {@code select} and has not finished a turn since the stall began is blocked; the loop itself pays
- * one ordered store per turn, nothing more. Detection is late by at most one sample period.
+ * <p>It samples every loop's round counter a few times per threshold. A loop that is not waiting in
+ * {@code select} and has not started a round since the stall began is blocked; the loop itself pays
+ * one ordered store per round, nothing more. Detection is late by at most one sample period.
  */
 public final class LoopWatchdog implements AutoCloseable {
     private static final Log LOG = Log.of(LoopWatchdog.class);
@@ -26,9 +28,9 @@ public final class LoopWatchdog implements AutoCloseable {
     private final Thread thread;
     private volatile boolean running = true;
 
-    /** Per loop: the last turn seen and when it was first seen. */
-    private final long[] lastTurn;
-    private final long[] turnSeenAt;
+    /** Per loop: the last round seen and when it was first seen. */
+    private final long[] lastRound;
+    private final long[] roundSeenAt;
     private final boolean[] reported;
 
     public LoopWatchdog(List<EventLoop> loops, Duration threshold, Consumer<BlockedLoop> listener) {
@@ -36,8 +38,8 @@ public final class LoopWatchdog implements AutoCloseable {
         this.thresholdNanos = threshold.toNanos();
         this.periodNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(1), thresholdNanos / 4);
         this.listener = listener;
-        this.lastTurn = new long[loops.size()];
-        this.turnSeenAt = new long[loops.size()];
+        this.lastRound = new long[loops.size()];
+        this.roundSeenAt = new long[loops.size()];
         this.reported = new boolean[loops.size()];
         this.thread = Thread.ofPlatform().name("keel-loop-watchdog").daemon(true).unstarted(this::watch);
     }
@@ -60,20 +62,20 @@ public final class LoopWatchdog implements AutoCloseable {
 
     private void check(int i, long now) {
         EventLoop loop = loops.get(i);
-        long turn = loop.turns();
-        if (loop.isWaiting() || turn != lastTurn[i]) {
-            lastTurn[i] = turn;
-            turnSeenAt[i] = now;
+        long round = loop.rounds();
+        if (loop.isWaiting() || round != lastRound[i]) {
+            lastRound[i] = round;
+            roundSeenAt[i] = now;
             reported[i] = false;
             return;
         }
-        long stuck = now - turnSeenAt[i];
+        long stuck = now - roundSeenAt[i];
         if (reported[i] || stuck < thresholdNanos) return;
         reported[i] = true;
         Object activity = loop.activity();
         StackTraceElement[] stack = loop.thread().getStackTrace();
         // The loop may have moved on while the stack was taken; report only a stall that is still on.
-        if (loop.turns() != turn) return;
+        if (loop.rounds() != round) return;
         try {
             listener.accept(new BlockedLoop(loop, activity, stack, stuck));
         } catch (RuntimeException e) {

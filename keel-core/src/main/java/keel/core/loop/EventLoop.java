@@ -67,7 +67,7 @@ public final class EventLoop implements Executor {
     private final Consumer<SelectionKey> addReady = ready::add;
     private volatile boolean running = true;
     /** Guard hooks, read by the watchdog thread; written with release stores (no fence on the loop's path). */
-    private final AtomicLong turns = new AtomicLong();
+    private final AtomicLong rounds = new AtomicLong();
     private final AtomicBoolean waiting = new AtomicBoolean();
     private final AtomicReference<Object> activity = new AtomicReference<>();
 
@@ -174,9 +174,14 @@ public final class EventLoop implements Executor {
         });
     }
 
-    /** Turns of the loop so far; a loop whose count stands still while it is not {@link #isWaiting} is stuck. */
-    public long turns() {
-        return turns.get();
+    /**
+     * Rounds of the loop so far. A round is one select and the handling of every key it returned,
+     * with the timers and tasks run between them; a loop whose count stands still while it is not
+     * {@link #isWaiting} is stuck in one handler, task or timer, or cannot get through its ready
+     * channels.
+     */
+    public long rounds() {
+        return rounds.get();
     }
 
     /** True while the loop waits in {@code select} for I/O or a timer (any thread). */
@@ -222,8 +227,10 @@ public final class EventLoop implements Executor {
         CURRENT.set(this);
         try {
             while (running) {
-                turns.lazySet(turns.get() + 1);
-                if (ready.isEmpty()) select();
+                if (ready.isEmpty()) {
+                    rounds.lazySet(rounds.get() + 1);
+                    select();
+                }
                 handleReady();
                 timers.runExpired(clock.getAsLong());
                 runTasks();

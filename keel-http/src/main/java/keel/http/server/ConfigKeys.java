@@ -85,7 +85,7 @@ public final class ConfigKeys {
                     o -> "" + o.guard().enabled(), (b, v) -> b.guardEnabled(ConfigValues.bool(v))),
             key("guard.lag-probe-interval", "--lag-probe-interval", "how often each loop measures how late a timer fires",
                     o -> ConfigValues.duration(o.guard().lagProbeInterval()), (b, v) -> b.lagProbeInterval(ConfigValues.duration(v))),
-            key("guard.blocked-threshold", "--blocked-threshold", "a loop stuck in one turn this long is reported with its stack",
+            key("guard.blocked-threshold", "--blocked-threshold", "a loop stuck this long in one handler or task, or in one round of ready connections, is reported with its stack",
                     o -> ConfigValues.duration(o.guard().blockedThreshold()), (b, v) -> b.blockedThreshold(ConfigValues.duration(v))),
             key("guard.on-blocked", "--on-blocked", "warn, or offload: run a route caught blocking on virtual threads from then on",
                     o -> o.guard().onBlocked().word(), (b, v) -> b.onBlocked(ConfigValues.word(v, ServerOptions.OnBlocked.class))),

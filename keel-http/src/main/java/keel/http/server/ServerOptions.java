@@ -122,7 +122,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
      *
      * @param enabled          false turns off the lag probe and the watchdog
      * @param lagProbeInterval how often each loop measures how late a timer fires
-     * @param blockedThreshold how long a loop may stay in one turn before the watchdog reports it
+     * @param blockedThreshold how long a loop may stay in one round (one handler or task, or one select's ready connections) before the watchdog reports it
      * @param onBlocked        {@code warn}, or {@code offload} the route caught blocking
      */
     public record Guard(boolean enabled, Duration lagProbeInterval, Duration blockedThreshold, OnBlocked onBlocked) {

@@ -76,6 +76,29 @@ class GuardTest {
     }
 
     @Test
+    void reportsARoundOfManyShortBlockingHandlers() throws Exception {
+        Router router = new Router();
+        router.with(Execution.EVENT_LOOP).get("/nap", request -> {
+            Thread.sleep(20); // under the 50 ms threshold: no single call is caught
+            return Response.ok("rested");
+        });
+        Recorder recorder = new Recorder();
+        List<RawClient> clients = new java.util.ArrayList<>();
+        try (HttpServer server = HttpServer.start(options(ServerOptions.OnBlocked.WARN).build(), router, recorder)) {
+            for (int i = 0; i < 10; i++) clients.add(RawClient.connect(server.port()));
+            // Ten requests at once: the loop handles them in one round, 9-10 x 20 ms, past the threshold.
+            for (RawClient client : clients) client.send(RawClient.get("/nap"));
+            for (RawClient client : clients) assertThat(client.read().body()).isEqualTo("rested");
+            awaitTrue(() -> !recorder.events.isEmpty());
+            assertThat(recorder.routes).contains("/nap");
+            assertThat(Arrays.stream(recorder.events.getFirst().stack()).map(StackTraceElement::toString))
+                    .anyMatch(frame -> frame.contains("Thread.sleep"));
+        } finally {
+            for (RawClient client : clients) client.close();
+        }
+    }
+
+    @Test
     void offloadMovesTheBlockingRouteToVirtualThreadsAndLeavesOthersOnTheLoop() throws Exception {
         try (HttpServer server = HttpServer.start(options(ServerOptions.OnBlocked.OFFLOAD).build(), blockingRoutes())) {
             assertThat(get(server, "/block")).startsWith("platform:keel-loop-0");
