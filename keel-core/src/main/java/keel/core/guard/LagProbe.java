@@ -4,13 +4,18 @@ import keel.core.loop.EventLoop;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongConsumer;
 
 /**
- * Measures how late an event loop runs a timer: every {@code interval} it schedules one and records
- * the delay between when it was due and when it ran. A healthy loop stays under a millisecond; a
- * loop lag near the duration of a handler means that handler blocks the loop.
+ * Measures how late an event loop runs a timer: about every {@code interval} it schedules one and
+ * records the delay between when it was due and when it ran. A healthy loop stays under a
+ * millisecond; a loop lag near the duration of a handler means that handler blocks the loop.
+ *
+ * <p>Each wait is drawn at random between half and one and a half intervals. With a fixed wait, a
+ * loop running handlers of a steady length (say 50 ms, against a 100 ms interval) would always find
+ * the probe due just as a handler ends, and report almost no lag while it is blocked all the time.
  */
 public final class LagProbe {
     private final EventLoop loop;
@@ -26,8 +31,13 @@ public final class LagProbe {
 
     /** Starts probing; loop thread. */
     public void start() {
-        long due = loop.nanoTime() + intervalNanos;
-        loop.schedule(intervalNanos, TimeUnit.NANOSECONDS, () -> fire(due));
+        scheduleFrom(loop.nanoTime());
+    }
+
+    private void scheduleFrom(long now) {
+        long wait = intervalNanos / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, intervalNanos));
+        long due = now + wait;
+        loop.schedule(wait, TimeUnit.NANOSECONDS, () -> fire(due));
     }
 
     private void fire(long due) {
@@ -36,8 +46,7 @@ public final class LagProbe {
         lastLagNanos = lag;
         histogram.record(lag, TimeUnit.NANOSECONDS);
         for (LongConsumer listener : listeners) listener.accept(lag);
-        long next = now + intervalNanos;
-        loop.schedule(intervalNanos, TimeUnit.NANOSECONDS, () -> fire(next));
+        scheduleFrom(now);
     }
 
     /** Called on the loop thread with each lag in nanoseconds (for metrics); must be cheap. */
