@@ -27,8 +27,9 @@ import java.util.function.LongSupplier;
  * otherwise {@code select} until the next timer is due) unless some from the last select are still
  * waiting; handle ready channels within the turn budget; fire expired timers; run queued tasks within
  * the turn budget again. So however much input or however many tasks arrive, a due timer (the lag
- * probe, a timeout) waits at most about two budgets, and a ready channel is never skipped: the
- * channels of one select are all handled, in order, before the loop selects again. Channels
+ * probe, a timeout) waits about two budgets beyond the handler or task running when it fell due, and
+ * a ready channel is never skipped: the channels of one select (a round, see {@link #rounds}) are
+ * all handled, in order, before the loop selects again. Channels
  * registered here are confined to the loop thread: other threads reach them only through
  * {@link #execute(Runnable)}.
  *
