@@ -26,6 +26,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -164,11 +165,31 @@ final class Dispatcher implements AutoCloseable {
                 }
             }
             case WORKER_POOL -> {
+                if (!workerPermits.tryAcquire()) {
+                    reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", done);
+                    return;
+                }
+                // The place goes back when the answer is handed to the loop (or the thread is done,
+                // for an async handler), whichever comes first: a client that has read its answer
+                // never finds its own finished request still holding a place in the pool.
+                AtomicBoolean released = new AtomicBoolean();
+                Runnable release = () -> {
+                    if (released.compareAndSet(false, true)) workerPermits.release();
+                };
                 try {
-                    runOnWorker(() -> invoke(route, request, done));
-                } catch (RejectedExecutionException refused) {
-                    if (workers.isShutdown()) reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", done);
-                    else reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", done);
+                    workers.execute(() -> {
+                        try {
+                            invoke(route, request, response -> {
+                                release.run();
+                                done.accept(response);
+                            });
+                        } finally {
+                            release.run();
+                        }
+                    });
+                } catch (RejectedExecutionException stopped) {
+                    release.run();
+                    reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", done);
                 }
             }
             case VIRTUAL_THREAD -> {
