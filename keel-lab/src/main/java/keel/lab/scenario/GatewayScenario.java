@@ -93,7 +93,8 @@ public final class GatewayScenario implements Scenario {
         List<String> summary = List.of(
                 "V1 (publish on the loop): " + figure(runs, "V1 event-loop", r -> acceptedPerSecond(r.load())) + " accepted (202) per second, success "
                         + figure(runs, "V1 event-loop", r -> r.load().successPercent()) + " %, loop lag p99 "
-                        + figure(runs, "V1 event-loop", r -> r.server(MetricsSampler.Interval::lagP99Ms)) + " ms",
+                        + figure(runs, "V1 event-loop", r -> r.server(MetricsSampler.Interval::lagP99Ms)) + " ms, caught by the watchdog "
+                        + figure(runs, "V1 event-loop", r -> r.server(MetricsSampler.Interval::blocked)) + " times",
                 "V2–V4: " + figure(runs, "V2 worker-pool", r -> acceptedPerSecond(r.load())) + " / " + figure(runs, "V3 async", r -> acceptedPerSecond(r.load()))
                         + " / " + figure(runs, "V4 virtual-thread", r -> acceptedPerSecond(r.load())) + " accepted per second, success "
                         + figure(runs, "V2 worker-pool", r -> r.load().successPercent()) + " / " + figure(runs, "V3 async", r -> r.load().successPercent())
