@@ -107,7 +107,10 @@ public final class Services {
                 ? new String[]{"set_vm_memory_high_watermark", "absolute", found.substring("absolute,".length())}
                 : new String[]{"set_vm_memory_high_watermark", found.replace("relative,", "")};
         if (!restore[restore.length - 1].matches("[0-9.]+")) throw new IllegalStateException("unexpected watermark: " + found);
+        // A watermark of 0 is an alarm some earlier run left raised: put back RabbitMQ's default instead.
+        if (Double.parseDouble(restore[restore.length - 1]) == 0) restore = new String[]{"set_vm_memory_high_watermark", "0.4"};
         rabbitmqctl("set_vm_memory_high_watermark", "0");
-        return () -> rabbitmqctl(restore);
+        String[] back = restore;
+        return () -> rabbitmqctl(back);
     }
 }

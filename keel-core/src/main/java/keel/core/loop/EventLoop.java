@@ -4,6 +4,7 @@ import keel.core.log.Log;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.CancelledKeyException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
@@ -26,8 +27,9 @@ import java.util.function.LongSupplier;
  * <p>The loop, once per turn: select the ready channels ({@code selectNow()} when tasks are pending,
  * otherwise {@code select} until the next timer is due) unless some from the last select are still
  * waiting; handle ready channels within the turn budget; fire expired timers; run queued tasks within
- * the turn budget again. So however much input or however many tasks arrive, a due timer (the lag
- * probe, a timeout) waits about two budgets beyond the handler or task running when it fell due, and
+ * the turn budget again; fire expired timers again. So however much input or however many tasks
+ * arrive, a due timer (the lag probe, a timeout) waits at most about one budget plus the one handler
+ * or task that overran it, and
  * a ready channel is never skipped: the channels of one select (a round, see {@link #rounds}) are
  * all handled, in order, before the loop selects again. Channels
  * registered here are confined to the loop thread: other threads reach them only through
@@ -234,6 +236,7 @@ public final class EventLoop implements Executor {
                 handleReady();
                 timers.runExpired(clock.getAsLong());
                 runTasks();
+                timers.runExpired(clock.getAsLong());
             }
         } catch (Throwable fatal) {
             LOG.error("event_loop_failed", fatal, "loop", name());
@@ -281,8 +284,12 @@ public final class EventLoop implements Executor {
     private void onReady(SelectionKey key) {
         // Handled a turn or more after its select, a key may have been closed, or stopped wanting an
         // operation (a connection that paused reading), meanwhile: pass on only what is still wanted.
-        if (!key.isValid()) return;
-        int ops = key.readyOps() & key.interestOps();
+        int ops;
+        try {
+            ops = key.readyOps() & key.interestOps();
+        } catch (CancelledKeyException closed) {
+            return; // closed meanwhile, possibly by another thread (a connection dropped under overload)
+        }
         if (ops == 0) return;
         IoHandler handler = (IoHandler) key.attachment();
         try {

@@ -34,7 +34,7 @@ class LagProbeTest {
             assertThat(probe.histogram().count()).isGreaterThanOrEqualTo(20);
             // A probe due at a fixed 100 ms after each firing falls due just as a block ends and sees
             // almost nothing; waits drawn at random land anywhere inside the blocks.
-            assertThat(probe.histogram().percentileMicros(0.5)).isGreaterThan(10_000);
+            assertThat(probe.histogram().percentileMicros(0.5)).isGreaterThan(5_000);
             assertThat(probe.histogram().maxMicros()).isGreaterThan(30_000);
         } finally {
             stop.set(true);

@@ -125,10 +125,11 @@ class EventLoopTest {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            manual.schedule(0, TimeUnit.MILLISECONDS, () -> events.add("timer"));
+            manual.schedule(1, TimeUnit.MILLISECONDS, () -> events.add("timer"));
         });
         assertThat(handled.await(5, TimeUnit.SECONDS)).isTrue();
-        // All ten were ready in one select; the timer was due: it runs after the first, not after all ten.
+        // All ten were ready in one select; the timer fell due during the first: it runs after the
+        // first, not after all ten.
         assertThat(events).hasSize(11).containsOnlyOnce("timer");
         assertThat(events.indexOf("timer")).isEqualTo(1);
     }
@@ -189,6 +190,40 @@ class EventLoopTest {
         });
         assertThat(both.await(5, TimeUnit.SECONDS)).isTrue();
         assertThat(events).hasSize(2).anyMatch(e -> e.startsWith("ready 0")).anyMatch(e -> e.startsWith("ready 1"));
+    }
+
+    @Test
+    void skipsAReadyKeyClosedBeforeItsTurnAndKeepsRunning() throws Exception {
+        start(loop);
+        List<String> events = Collections.synchronizedList(new ArrayList<>());
+        SelectionKey[] keys = new SelectionKey[2];
+        CountDownLatch one = new CountDownLatch(1);
+        loop.execute(() -> {
+            try {
+                for (int i = 0; i < 2; i++) {
+                    int self = i;
+                    Pipe pipe = readablePipe();
+                    keys[i] = loop.register(pipe.source(), SelectionKey.OP_READ, (key, ops) -> {
+                        events.add("ready " + self);
+                        drain(pipe);
+                        // Both were selected together; whichever runs first closes the other's channel.
+                        try {
+                            keys[1 - self].channel().close();
+                        } catch (IOException e) {
+                            throw new UncheckedIOException(e);
+                        }
+                        one.countDown();
+                    });
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        assertThat(one.await(5, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<Boolean> after = new CompletableFuture<>();
+        loop.execute(() -> after.complete(true));
+        assertThat(after.get(5, TimeUnit.SECONDS)).as("the loop still runs tasks").isTrue();
+        assertThat(events).hasSize(1);
     }
 
     private static Pipe readablePipe() throws IOException {

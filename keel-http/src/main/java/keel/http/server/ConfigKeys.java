@@ -69,7 +69,7 @@ public final class ConfigKeys {
                     o -> ConfigValues.duration(o.timeouts().grace()), (b, v) -> b.grace(ConfigValues.duration(v))),
             key("worker-pool.threads", "--worker-threads", "platform threads of the worker pool",
                     o -> "" + o.pools().workerThreads(), (b, v) -> b.workerThreads(ConfigValues.integer(v, 1, 100_000))),
-            key("worker-pool.queue", "--worker-queue", "requests waiting for a worker (503 past it)",
+            key("worker-pool.queue", "--worker-queue", "requests that may wait for a worker: past threads + queue unanswered requests, 503",
                     o -> "" + o.pools().workerQueue(), (b, v) -> b.workerQueue(ConfigValues.integer(v, 1, 10_000_000))),
             key("virtual-threads.max-concurrent", "--virtual-thread-limit", "requests on virtual threads at once (503 past it)",
                     o -> "" + o.pools().virtualThreadLimit(), (b, v) -> b.virtualThreadLimit(ConfigValues.integer(v, 1, 10_000_000))),

@@ -96,7 +96,7 @@ public final class ConfigValues {
     }
 
     public static String duration(Duration d) {
-        if (d.toNanos() % 1_000_000 != 0) return d.toNanos() / 1_000 + "us";
+        if (d.compareTo(Duration.ofSeconds(1)) < 0 && d.toNanos() % 1_000_000 != 0) return d.toNanos() / 1_000 + "us";
         long ms = d.toMillis();
         if (ms % 60_000 == 0 && ms >= 60_000) return ms / 60_000 + "m";
         if (ms % 1000 == 0) return ms / 1000 + "s";

@@ -43,9 +43,12 @@ final class Dispatcher implements AutoCloseable {
     private final boolean observing;
     private final ThreadPoolExecutor workers;
     /**
-     * Admission to the worker pool: one permit per thread plus one per queue slot, held while a task
-     * waits or runs. Deciding here, not by the queue's offer, means a burst is never refused while a
-     * thread is idle (an offer can find the queue full just before idle threads take from it).
+     * Admission to the worker pool: one permit per thread plus one per queue slot, held from the
+     * request's admission until its answer goes to the loop (or, for an async handler, until its
+     * thread is done). Deciding here, not by the queue's offer, means a burst is never refused while
+     * a thread is idle (an offer can find the queue full just before idle threads take from it). The
+     * queue holds threads + queue tasks, so it never refuses one: a thread still finishing a request
+     * already answered no longer holds a permit.
      */
     private final Semaphore workerPermits;
     private final Semaphore virtualPermits;
@@ -188,6 +191,7 @@ final class Dispatcher implements AutoCloseable {
                         }
                     });
                 } catch (RejectedExecutionException stopped) {
+                    // The queue has room for every permit, so only a pool that is shutting down refuses.
                     release.run();
                     reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", done);
                 }
