@@ -168,32 +168,16 @@ final class Dispatcher implements AutoCloseable {
                 }
             }
             case WORKER_POOL -> {
-                if (!workerPermits.tryAcquire()) {
-                    reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", done);
-                    return;
-                }
-                // The place goes back when the answer is handed to the loop (or the thread is done,
-                // for an async handler), whichever comes first: a client that has read its answer
-                // never finds its own finished request still holding a place in the pool.
-                AtomicBoolean released = new AtomicBoolean();
-                Runnable release = () -> {
-                    if (released.compareAndSet(false, true)) workerPermits.release();
-                };
                 try {
-                    workers.execute(() -> {
-                        try {
-                            invoke(route, request, response -> {
-                                release.run();
-                                done.accept(response);
-                            });
-                        } finally {
-                            release.run();
-                        }
-                    });
-                } catch (RejectedExecutionException stopped) {
-                    // The queue has room for every permit, so only a pool that is shutting down refuses.
-                    release.run();
-                    reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", done);
+                    // The place goes back as the answer goes to the loop: a client that has read its
+                    // answer never finds its own finished request still holding a place in the pool.
+                    runOnWorker(release -> invoke(route, request, response -> {
+                        release.run();
+                        done.accept(response);
+                    }));
+                } catch (RejectedExecutionException refused) {
+                    if (workers.isShutdown()) reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", done);
+                    else reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", done);
                 }
             }
             case VIRTUAL_THREAD -> {
@@ -246,23 +230,32 @@ final class Dispatcher implements AutoCloseable {
         if (execution == Execution.EVENT_LOOP && anyOffloaded && offloaded.contains(route)) execution = Execution.VIRTUAL_THREAD;
         return switch (execution) {
             case EVENT_LOOP -> null;
-            case WORKER_POOL -> this::runOnWorker;
+            case WORKER_POOL -> task -> runOnWorker(release -> task.run());
             case VIRTUAL_THREAD -> this::runOnVirtualThread;
         };
     }
 
-    private void runOnWorker(Runnable task) {
+    /**
+     * Runs {@code task} on the pool under one admission permit. The task receives a release it may
+     * run to give the permit back early (when its answer is handed over); otherwise, and at most
+     * once in all, the permit goes back when the task ends.
+     */
+    private void runOnWorker(Consumer<Runnable> task) {
         if (!workerPermits.tryAcquire()) throw new RejectedExecutionException("worker pool is full");
+        AtomicBoolean released = new AtomicBoolean();
+        Runnable release = () -> {
+            if (released.compareAndSet(false, true)) workerPermits.release();
+        };
         try {
             workers.execute(() -> {
                 try {
-                    task.run();
+                    task.accept(release);
                 } finally {
-                    workerPermits.release();
+                    release.run();
                 }
             });
         } catch (RejectedExecutionException stopped) {
-            workerPermits.release();
+            release.run();
             throw stopped;
         }
     }
