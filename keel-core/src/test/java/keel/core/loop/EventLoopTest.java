@@ -110,23 +110,13 @@ class EventLoopTest {
         EventLoop manual = startManual(now);
         List<String> events = Collections.synchronizedList(new ArrayList<>());
         CountDownLatch handled = new CountDownLatch(10);
-        manual.execute(() -> {
-            try {
-                for (int i = 0; i < 10; i++) {
-                    Pipe pipe = readablePipe();
-                    manual.register(pipe.source(), SelectionKey.OP_READ, (key, ops) -> {
-                        drain(pipe);
-                        key.cancel();
-                        events.add("io");
-                        now.addAndGet(TimeUnit.MILLISECONDS.toNanos(2)); // each channel costs more than the whole budget
-                        handled.countDown();
-                    });
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            manual.schedule(1, TimeUnit.MILLISECONDS, () -> events.add("timer"));
+        registerReadablePipes(manual, 10, (index, keys, ops) -> {
+            keys[index].cancel();
+            events.add("io");
+            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(2)); // each channel costs more than the whole budget
+            handled.countDown();
         });
+        manual.execute(() -> manual.schedule(1, TimeUnit.MILLISECONDS, () -> events.add("timer")));
         assertThat(handled.await(5, TimeUnit.SECONDS)).isTrue();
         // All ten were ready in one select; the timer fell due during the first: it runs after the
         // first, not after all ten.
@@ -162,31 +152,19 @@ class EventLoopTest {
         start(loop);
         List<String> events = Collections.synchronizedList(new ArrayList<>());
         CountDownLatch both = new CountDownLatch(2);
-        SelectionKey[] keys = new SelectionKey[2];
-        loop.execute(() -> {
-            try {
-                for (int i = 0; i < 2; i++) {
-                    int self = i;
-                    Pipe pipe = readablePipe();
-                    keys[i] = loop.register(pipe.source(), SelectionKey.OP_READ, (key, ops) -> {
-                        events.add("ready " + self + " ops " + ops);
-                        drain(pipe);
-                        key.interestOps(0);
-                        // Both were selected together; whichever runs first stops the other wanting input.
-                        if (keys[1 - self].isValid()) keys[1 - self].interestOps(0);
-                        both.countDown();
-                    });
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
+        SelectionKey[] registered = registerReadablePipes(loop, 2, (self, keys, ops) -> {
+            events.add("ready " + self + " ops " + ops);
+            keys[self].interestOps(0);
+            // Both were selected together; whichever runs first stops the other wanting input.
+            if (keys[1 - self].isValid()) keys[1 - self].interestOps(0);
+            both.countDown();
         });
         CompletableFuture<List<String>> afterFirst = new CompletableFuture<>();
         loop.execute(() -> loop.schedule(50, TimeUnit.MILLISECONDS, () -> afterFirst.complete(List.copyOf(events))));
         assertThat(afterFirst.get(5, TimeUnit.SECONDS)).hasSize(1).allMatch(e -> e.endsWith("ops " + SelectionKey.OP_READ));
         // Wanted again, the other one still has its byte and is handled.
         loop.execute(() -> {
-            for (SelectionKey key : keys) if (key.isValid()) key.interestOps(SelectionKey.OP_READ);
+            for (SelectionKey key : registered) if (key.isValid()) key.interestOps(SelectionKey.OP_READ);
         });
         assertThat(both.await(5, TimeUnit.SECONDS)).isTrue();
         assertThat(events).hasSize(2).anyMatch(e -> e.startsWith("ready 0")).anyMatch(e -> e.startsWith("ready 1"));
@@ -196,34 +174,50 @@ class EventLoopTest {
     void skipsAReadyKeyClosedBeforeItsTurnAndKeepsRunning() throws Exception {
         start(loop);
         List<String> events = Collections.synchronizedList(new ArrayList<>());
-        SelectionKey[] keys = new SelectionKey[2];
         CountDownLatch one = new CountDownLatch(1);
-        loop.execute(() -> {
+        registerReadablePipes(loop, 2, (self, keys, ops) -> {
+            events.add("ready " + self);
+            // Both were selected together; whichever runs first closes the other's channel.
             try {
-                for (int i = 0; i < 2; i++) {
-                    int self = i;
-                    Pipe pipe = readablePipe();
-                    keys[i] = loop.register(pipe.source(), SelectionKey.OP_READ, (key, ops) -> {
-                        events.add("ready " + self);
-                        drain(pipe);
-                        // Both were selected together; whichever runs first closes the other's channel.
-                        try {
-                            keys[1 - self].channel().close();
-                        } catch (IOException e) {
-                            throw new UncheckedIOException(e);
-                        }
-                        one.countDown();
-                    });
-                }
+                keys[1 - self].channel().close();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
+            one.countDown();
         });
         assertThat(one.await(5, TimeUnit.SECONDS)).isTrue();
         CompletableFuture<Boolean> after = new CompletableFuture<>();
         loop.execute(() -> after.complete(true));
         assertThat(after.get(5, TimeUnit.SECONDS)).as("the loop still runs tasks").isTrue();
         assertThat(events).hasSize(1);
+    }
+
+    /** Called with the ready pipe's index, every pipe's key and its ready operations, after its byte was read. */
+    private interface PipeHandler {
+        void onReady(int index, SelectionKey[] keys, int ops);
+    }
+
+    /**
+     * Registers {@code count} pipes on {@code on}, from its own thread, each with one byte waiting,
+     * so that one select finds them all ready. The keys are filled in before the loop selects.
+     */
+    private static SelectionKey[] registerReadablePipes(EventLoop on, int count, PipeHandler handler) {
+        SelectionKey[] keys = new SelectionKey[count];
+        on.execute(() -> {
+            try {
+                for (int i = 0; i < count; i++) {
+                    int index = i;
+                    Pipe pipe = readablePipe();
+                    keys[i] = on.register(pipe.source(), SelectionKey.OP_READ, (key, ops) -> {
+                        drain(pipe);
+                        handler.onReady(index, keys, ops);
+                    });
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        return keys;
     }
 
     private static Pipe readablePipe() throws IOException {
