@@ -2,9 +2,13 @@ package keel.core.loop;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
  * A fixed set of {@link EventLoop}s. {@link #next()} hands out loops in turn; a connection given a
@@ -45,6 +49,29 @@ public final class LoopGroup implements AutoCloseable {
 
     public int size() {
         return loops.size();
+    }
+
+    /**
+     * Runs {@code action} once on each of {@code loops}, on the loop's own thread, and waits for all
+     * of them, at most {@code timeout}; not from a loop thread. A loop that is stopping and refuses
+     * the task counts as done (its channels close with it). True when every loop answered in time.
+     */
+    public static boolean runOnEach(Collection<EventLoop> loops, Consumer<EventLoop> action, Duration timeout) throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(loops.size());
+        for (EventLoop loop : loops) {
+            try {
+                loop.execute(() -> {
+                    try {
+                        action.accept(loop);
+                    } finally {
+                        done.countDown();
+                    }
+                });
+            } catch (RejectedExecutionException stopping) {
+                done.countDown();
+            }
+        }
+        return done.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /** Stops every loop and waits for them to end, at most {@code timeout}. */

@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -220,21 +219,9 @@ public final class HttpClient implements AutoCloseable {
         every.addAll(loops);
         every.addAll(pools.keySet());
         every.removeIf(loop -> !loop.thread().isAlive());
-        CountDownLatch done = new CountDownLatch(every.size());
-        for (EventLoop loop : every) {
-            try {
-                loop.execute(() -> {
-                    try {
-                        action.accept(poolsOf(loop));
-                    } finally {
-                        done.countDown();
-                    }
-                });
-            } catch (RejectedExecutionException e) {
-                done.countDown(); // stopping: its connections close with it
-            }
+        if (!LoopGroup.runOnEach(every, loop -> action.accept(poolsOf(loop)), Duration.ofSeconds(5))) {
+            throw new IllegalStateException("an event loop did not answer within 5 s");
         }
-        if (!done.await(5, TimeUnit.SECONDS)) throw new IllegalStateException("an event loop did not answer within 5 s");
     }
 
     /** Connections open on every loop and host (for tests and gauges; waits for each loop to answer, so not on a loop). */

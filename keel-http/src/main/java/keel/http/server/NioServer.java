@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -143,18 +142,8 @@ final class NioServer implements HttpServer.Listener {
     }
 
     private void onEveryLoop(java.util.function.Consumer<LoopConnections> action) {
-        CountDownLatch done = new CountDownLatch(loops.size());
-        for (EventLoop loop : loops.loops()) {
-            loop.execute(() -> {
-                try {
-                    action.accept(homes.get(loop));
-                } finally {
-                    done.countDown();
-                }
-            });
-        }
         try {
-            done.await(5, TimeUnit.SECONDS);
+            LoopGroup.runOnEach(loops.loops(), loop -> action.accept(homes.get(loop)), Duration.ofSeconds(5));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
