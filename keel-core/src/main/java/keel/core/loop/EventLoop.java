@@ -29,9 +29,8 @@ import java.util.function.LongSupplier;
  * waiting; handle ready channels within the turn budget; fire expired timers; run queued tasks within
  * the turn budget again; fire expired timers again. So however much input or however many tasks
  * arrive, a due timer (the lag probe, a timeout) waits at most about one budget plus the one handler
- * or task that overran it, and
- * a ready channel is never skipped: the channels of one select (a round, see {@link #rounds}) are
- * all handled, in order, before the loop selects again. Channels
+ * or task that overran it, and a ready channel is never skipped: the channels of one select (a
+ * round, see {@link #rounds}) are all handled, in order, before the loop selects again. Channels
  * registered here are confined to the loop thread: other threads reach them only through
  * {@link #execute(Runnable)}.
  *
