@@ -5,6 +5,10 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.GatheringByteChannel;
 import java.util.ArrayDeque;
+import java.util.Arrays;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLException;
 
 /**
  * The bytes a connection still has to send, as a queue of buffers flushed with gathering writes.
@@ -105,18 +109,45 @@ public final class WriteQueue {
     public boolean writeTo(GatheringByteChannel channel) throws IOException {
         sealTail();
         while (!queued.isEmpty()) {
-            int count = 0;
-            for (ByteBuffer buffer : queued) {
-                gather[count++] = buffer;
-                if (count == MAX_BUFFERS_PER_WRITE) break;
+            int count = gather();
+            long written;
+            try {
+                written = count == 1 ? channel.write(gather[0]) : channel.write(gather, 0, count);
+            } finally {
+                Arrays.fill(gather, 0, count, null);
             }
-            long written = count == 1 ? channel.write(gather[0]) : channel.write(gather, 0, count);
-            java.util.Arrays.fill(gather, 0, count, null);
             queuedBytes -= written;
             releaseWritten();
             if (written == 0) return false;
         }
         return true;
+    }
+
+    /**
+     * Encrypts queued bytes into {@code dst} with one {@link SSLEngine#wrap} (at most one TLS record);
+     * the bytes it consumed leave the queue.
+     */
+    public SSLEngineResult wrapInto(SSLEngine engine, ByteBuffer dst) throws SSLException {
+        sealTail();
+        int count = gather();
+        try {
+            SSLEngineResult result = engine.wrap(gather, 0, count, dst);
+            queuedBytes -= result.bytesConsumed();
+            releaseWritten();
+            return result;
+        } finally {
+            Arrays.fill(gather, 0, count, null);
+        }
+    }
+
+    /** Puts the first queued buffers into {@link #gather}; returns how many. */
+    private int gather() {
+        int count = 0;
+        for (ByteBuffer buffer : queued) {
+            gather[count++] = buffer;
+            if (count == MAX_BUFFERS_PER_WRITE) break;
+        }
+        return count;
     }
 
     /** Writes everything to a blocking stream. */

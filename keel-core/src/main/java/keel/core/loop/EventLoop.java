@@ -4,14 +4,9 @@ import keel.core.log.Log;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.CancelledKeyException;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.SelectableChannel;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -22,15 +17,15 @@ import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
- * One platform thread, one {@link Selector}, one bounded task queue and one set of timers.
+ * One platform thread, one {@link Poller}, one bounded task queue and one set of timers.
  *
- * <p>The loop, once per turn: select the ready channels ({@code selectNow()} when tasks are pending,
- * otherwise {@code select} until the next timer is due) unless some from the last select are still
+ * <p>The loop, once per turn: poll the ready channels (without waiting when tasks are pending,
+ * otherwise until the next timer is due) unless some from the last poll are still
  * waiting; handle ready channels within the turn budget; fire expired timers; run queued tasks within
  * the turn budget again; fire expired timers again. So however much input or however many tasks
  * arrive, a due timer (the lag probe, a timeout) waits at most about one budget plus the one handler
- * or task that overran it, and a ready channel is never skipped: the channels of one select (a
- * round, see {@link #rounds}) are all handled, in order, before the loop selects again. Channels
+ * or task that overran it, and a ready channel is never skipped: the channels of one poll (a
+ * round, see {@link #rounds}) are all handled, in order, before the loop polls again. Channels
  * registered here are confined to the loop thread: other threads reach them only through
  * {@link #execute(Runnable)}.
  *
@@ -39,33 +34,33 @@ import java.util.function.LongSupplier;
  */
 public final class EventLoop implements Executor {
     private static final Log LOG = Log.of(EventLoop.class);
-    /** The default turn budget: long enough to amortise a select, short enough to keep timers within a few milliseconds. */
+    /** The default turn budget: long enough to amortise a poll, short enough to keep timers within a few milliseconds. */
     public static final Duration DEFAULT_TURN_BUDGET = Duration.ofMillis(1);
     /** The loop whose thread is running, so code can tell it must not block and can use the loop's timers. */
     private static final ThreadLocal<EventLoop> CURRENT = new ThreadLocal<>();
 
     private final Options options;
     private final long budgetNanos;
-    private final Selector selector;
+    private final Poller poller;
     private final TaskQueue tasks;
     private final Timers timers;
     private final LongSupplier clock;
     private final Thread thread;
     private final CountDownLatch terminated = new CountDownLatch(1);
     /**
-     * True while the loop is about to block (or blocks) in {@code select}. A producer that queues a
-     * task flips it back to false and wakes the selector; whoever flips it wakes, so a busy loop is
+     * True while the loop is about to block (or blocks) in a poll. A producer that queues a
+     * task flips it back to false and wakes the poller; whoever flips it wakes, so a busy loop is
      * never woken (a wakeup costs a system call) and a sleeping one is never missed: the loop sets
      * the flag before it checks the queue a last time.
      */
     private final AtomicBoolean wakeupNeeded = new AtomicBoolean();
     /**
-     * Keys of the last select not handled yet. Bounded: a select hands each registered key over at
-     * most once, and the loop selects again only once this is empty.
+     * Channels of the last poll not handled yet. Bounded: a poll hands each registration over at
+     * most once, and the loop polls again only once this is empty.
      */
-    private final ArrayDeque<SelectionKey> ready = new ArrayDeque<>();
-    /** Made once: a method reference evaluated on every select would allocate on every turn. */
-    private final Consumer<SelectionKey> addReady = ready::add;
+    private final ArrayDeque<Poller.Registration> ready = new ArrayDeque<>();
+    /** Made once: a method reference evaluated on every poll would allocate on every turn. */
+    private final Consumer<Poller.Registration> addReady = ready::add;
     private volatile boolean running = true;
     /** Guard hooks, read by the watchdog thread; written with release stores (no fence on the loop's path). */
     private final AtomicLong rounds = new AtomicLong();
@@ -78,22 +73,28 @@ public final class EventLoop implements Executor {
      * @param name             thread name
      * @param taskQueueSize    bound of the task queue; {@link #execute} past it throws
      * @param turnBudget       how long one turn may spend on ready channels, and again on queued
-     *                         tasks, before it fires due timers and selects again
+     *                         tasks, before it fires due timers and polls again
      * @param maxTimers        bound of live timers
+     * @param poller           what the loop waits on: {@link SelectorPoller} (the JDK's selector) by default
      */
-    public record Options(String name, int taskQueueSize, Duration turnBudget, int maxTimers) {
+    public record Options(String name, int taskQueueSize, Duration turnBudget, int maxTimers, Poller.Factory poller) {
         public Options {
             if (taskQueueSize < 1) throw new IllegalArgumentException("taskQueueSize must be >= 1");
             if (turnBudget.compareTo(Duration.ofNanos(1_000)) < 0) throw new IllegalArgumentException("turnBudget must be >= 1 µs");
             if (maxTimers < 1) throw new IllegalArgumentException("maxTimers must be >= 1");
+            java.util.Objects.requireNonNull(poller, "poller");
         }
 
         public static Options named(String name) {
-            return new Options(name, 65_536, DEFAULT_TURN_BUDGET, 65_536);
+            return new Options(name, 65_536, DEFAULT_TURN_BUDGET, 65_536, SelectorPoller::open);
         }
 
         public Options withTurnBudget(Duration budget) {
-            return new Options(name, taskQueueSize, budget, maxTimers);
+            return new Options(name, taskQueueSize, budget, maxTimers, poller);
+        }
+
+        public Options withPoller(Poller.Factory factory) {
+            return new Options(name, taskQueueSize, turnBudget, maxTimers, factory);
         }
     }
 
@@ -108,9 +109,9 @@ public final class EventLoop implements Executor {
         this.tasks = new TaskQueue(options.taskQueueSize());
         this.timers = new Timers(options.maxTimers());
         try {
-            this.selector = Selector.open();
+            this.poller = options.poller().open();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot open a selector", e);
+            throw new UncheckedIOException("cannot open a poller", e);
         }
         this.thread = Thread.ofPlatform().name(options.name()).unstarted(this::run);
     }
@@ -150,14 +151,14 @@ public final class EventLoop implements Executor {
         if (!running) throw new java.util.concurrent.RejectedExecutionException("event loop " + name() + " is stopped");
         tasks.offer(task);
         if (!inEventLoop() && wakeupNeeded.get() && wakeupNeeded.compareAndSet(true, false)) {
-            selector.wakeup();
+            poller.wakeup();
         }
     }
 
-    /** Registers a channel for {@code ops}; loop thread only. The handler becomes the key's attachment. */
-    public SelectionKey register(SelectableChannel channel, int ops, IoHandler handler) throws ClosedChannelException {
+    /** Registers a channel for {@code ops} ({@link Poller#READ}, …) with the handler of its readiness; loop thread only. */
+    public Poller.Registration register(SelectableChannel channel, int ops, IoHandler handler) throws IOException {
         assert inEventLoop() : "register outside the event loop";
-        return channel.register(selector, ops, handler);
+        return poller.register(channel, ops, handler);
     }
 
     /**
@@ -176,7 +177,7 @@ public final class EventLoop implements Executor {
     }
 
     /**
-     * Rounds of the loop so far. A round is one select and the handling of every key it returned,
+     * Rounds of the loop so far. A round is one poll and the handling of every channel it returned,
      * with the timers and tasks run between them; a loop whose count stands still while it is not
      * {@link #isWaiting} is stuck in one handler, task or timer, or cannot get through its ready
      * channels.
@@ -185,7 +186,7 @@ public final class EventLoop implements Executor {
         return rounds.get();
     }
 
-    /** True while the loop waits in {@code select} for I/O or a timer (any thread). */
+    /** True while the loop waits in a poll for I/O or a timer (any thread). */
     public boolean isWaiting() {
         return waiting.get();
     }
@@ -206,7 +207,7 @@ public final class EventLoop implements Executor {
 
     /** Channels registered on this loop (a gauge; any thread, approximate). */
     public int registeredChannels() {
-        return selector.isOpen() ? selector.keys().size() : 0;
+        return poller.size();
     }
 
     /** True once the loop was asked to stop (or failed): it runs no new timers and refuses tasks. */
@@ -217,7 +218,7 @@ public final class EventLoop implements Executor {
     /** Asks the loop to stop after its current turn; registered handlers get {@link IoHandler#onClosedByLoop}. */
     public void shutdown() {
         running = false;
-        selector.wakeup();
+        poller.wakeup();
     }
 
     public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
@@ -230,7 +231,7 @@ public final class EventLoop implements Executor {
             while (running) {
                 if (ready.isEmpty()) {
                     rounds.lazySet(rounds.get() + 1);
-                    select();
+                    poll();
                 }
                 handleReady();
                 timers.runExpired(clock.getAsLong());
@@ -246,58 +247,52 @@ public final class EventLoop implements Executor {
         }
     }
 
-    /** Adds the keys ready now to {@link #ready}; blocks only when no task is pending. */
-    private void select() throws IOException {
+    /** Adds the channels ready now to {@link #ready}; blocks only when no task is pending. */
+    private void poll() throws IOException {
         if (!tasks.isEmpty()) {
-            selector.selectNow(addReady);
+            poller.poll(0, addReady);
             return;
         }
         wakeupNeeded.set(true);
         if (!tasks.isEmpty() || !running) {
             wakeupNeeded.set(false);
-            selector.selectNow(addReady);
+            poller.poll(0, addReady);
             return;
         }
         long nanos = timers.nanosToNext(clock.getAsLong());
         if (nanos == 0) {
-            selector.selectNow(addReady);
+            poller.poll(0, addReady);
         } else {
             waiting.lazySet(true);
-            selector.select(addReady, nanos < 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + 999_999)));
+            poller.poll(nanos, addReady);
             waiting.lazySet(false);
         }
         wakeupNeeded.set(false);
     }
 
-    /** Handles ready keys in select order until none is left or the turn budget is spent. */
+    /** Handles ready channels in poll order until none is left or the turn budget is spent. */
     private void handleReady() {
         if (ready.isEmpty()) return;
         long deadline = clock.getAsLong() + budgetNanos;
-        SelectionKey key;
-        while ((key = ready.poll()) != null) {
-            onReady(key);
+        Poller.Registration registration;
+        while ((registration = ready.poll()) != null) {
+            onReady(registration);
             if (clock.getAsLong() - deadline > 0) return;
         }
     }
 
-    private void onReady(SelectionKey key) {
-        // Handled a turn or more after its select, a key may have been closed, or stopped wanting an
+    private void onReady(Poller.Registration registration) {
+        // Handled a turn or more after its poll, a channel may have been closed, or stopped wanting an
         // operation (a connection that paused reading), meanwhile: pass on only what is still wanted.
-        int ops;
-        try {
-            ops = key.readyOps() & key.interestOps();
-        } catch (CancelledKeyException closed) {
-            return; // closed meanwhile, possibly by another thread (a connection dropped under overload)
-        }
+        int ops = registration.readyOps();
         if (ops == 0) return;
-        IoHandler handler = (IoHandler) key.attachment();
+        IoHandler handler = registration.handler();
         try {
-            handler.onReady(key, ops);
+            handler.onReady(ops);
         } catch (Throwable e) {
             // Any failure, an Error included, costs this channel only, never the loop.
             LOG.error("io_handler_failed", e, "loop", name());
-            key.cancel();
-            closeQuietly(key);
+            registration.close();
             try {
                 handler.onClosedByLoop();
             } catch (Throwable cleanup) {
@@ -323,15 +318,13 @@ public final class EventLoop implements Executor {
 
     private void closeAll() {
         ready.clear();
-        for (SelectionKey key : List.copyOf(selector.keys())) {
-            if (key.attachment() instanceof IoHandler handler) {
-                try {
-                    handler.onClosedByLoop();
-                } catch (RuntimeException e) {
-                    LOG.warn("close_on_shutdown_failed", e, "loop", name());
-                }
+        for (Poller.Registration registration : poller.registrations()) {
+            try {
+                registration.handler().onClosedByLoop();
+            } catch (RuntimeException e) {
+                LOG.warn("close_on_shutdown_failed", e, "loop", name());
             }
-            closeQuietly(key);
+            registration.close();
         }
         Runnable task;
         while ((task = tasks.poll()) != null) {
@@ -342,17 +335,9 @@ public final class EventLoop implements Executor {
             }
         }
         try {
-            selector.close();
+            poller.close();
         } catch (IOException e) {
-            LOG.warn("selector_close_failed", e, "loop", name());
-        }
-    }
-
-    private static void closeQuietly(SelectionKey key) {
-        try {
-            key.channel().close();
-        } catch (IOException e) {
-            LOG.debug("channel_close_failed", "cause", e);
+            LOG.warn("poller_close_failed", e, "loop", name());
         }
     }
 }

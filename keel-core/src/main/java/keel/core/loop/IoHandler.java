@@ -1,7 +1,5 @@
 package keel.core.loop;
 
-import java.nio.channels.SelectionKey;
-
 /**
  * Receives readiness events for one channel registered on an {@link EventLoop}.
  *
@@ -11,10 +9,10 @@ import java.nio.channels.SelectionKey;
 @FunctionalInterface
 public interface IoHandler {
     /**
-     * {@code key}'s channel is ready for {@code readyOps}: the operations it was selected for that
-     * its interest set still holds (never 0).
+     * The channel is ready for {@code readyOps} ({@link Poller#READ}, {@link Poller#WRITE},
+     * {@link Poller#CONNECT}): the operations it was polled for that its interest still holds (never 0).
      */
-    void onReady(SelectionKey key, int readyOps);
+    void onReady(int readyOps);
 
     /** Called on the loop thread when the loop closed this channel: at shutdown, or after {@link #onReady} threw. */
     default void onClosedByLoop() {

@@ -1,0 +1,640 @@
+package keel.core.net;
+
+import keel.core.buffer.BufferPool;
+import keel.core.buffer.WriteQueue;
+import keel.core.log.Log;
+import keel.core.loop.EventLoop;
+import keel.core.loop.IoHandler;
+import keel.core.loop.Poller;
+import keel.core.loop.Timer;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLSession;
+
+/**
+ * One socket, owned by one event loop for life, written once for every {@link Protocol}: its
+ * registration and interest, the pooled input buffer, the {@link WriteQueue} with its water marks,
+ * one deadline, the lingering close, and (with an {@link SSLEngine}) TLS, which protocols never see.
+ *
+ * <pre>
+ *   CONNECTING ──connected──┐
+ *                           ▼
+ *   accepted ──────► (HANDSHAKING, over TLS) ──► OPEN ──closeAfterFlush──► CLOSING ──output written
+ *                                                 │                           │      (close_notify)──┐
+ *                                                 └──closeLingering───────────┴──────────────────────┤
+ *                                                                                                    ▼
+ *   any ──close(), I/O error, handshake failure, stalled write──► CLOSED ◄──peer's FIN, bound, time── LINGERING
+ * </pre>
+ *
+ * <p>Reading: input goes to the protocol's {@link Protocol#onInput} while the channel is open, the
+ * protocol has not paused it, and queued output is under the high water mark (a peer that does not
+ * read cannot make the channel read more; {@link Settings#readsWhileBacklogged} turns that off for a
+ * client, which must see an early answer). Writing: protocols put bytes into {@link #out()} and call
+ * {@link #flush()}; input handled in one event is answered with one gathering write.
+ *
+ * <p>Deadlines: the protocol sets one ({@link #deadlineAfter}); while output waits, a write that makes
+ * no progress for {@link Settings#writeStallTimeout} closes the channel instead; a TLS handshake and
+ * a lingering close have their own bound. One loop timer serves them all, re-armed only when it fires.
+ *
+ * <p>Thread contract: the loop thread only, except {@link #closeFromAnyThread}.
+ */
+public final class Channel implements IoHandler {
+    private static final Log LOG = Log.of(Channel.class);
+    private static final long NONE = Long.MIN_VALUE;
+
+    /**
+     * The knobs of a kind of channel (one per server loop, or per client loop).
+     *
+     * @param buffers              pooled input buffers (plain text)
+     * @param tlsBuffers           pooled buffers for TLS records, at least {@link TlsLayer#BUFFER_SIZE}; null without TLS
+     * @param highWaterMark        queued output bytes (encrypted bytes, over TLS) at which the channel stops reading
+     * @param lowWaterMark         queued output bytes under which it reads again
+     * @param writeStallTimeout    how long queued output may make no progress before the channel closes; zero: no bound
+     * @param lingerDrain          how long a lingering close reads and drops input before it closes
+     * @param handshakeTimeout     how long a TLS handshake may take
+     * @param readsWhileBacklogged keep reading while output is over the high water mark (a client: an early answer)
+     * @param observer             bytes and TLS failures, for metrics
+     */
+    public record Settings(BufferPool buffers, BufferPool tlsBuffers, int highWaterMark, int lowWaterMark,
+                           Duration writeStallTimeout, Duration lingerDrain, Duration handshakeTimeout,
+                           boolean readsWhileBacklogged, ChannelObserver observer) {
+        public Settings {
+            Objects.requireNonNull(buffers, "buffers");
+            Objects.requireNonNull(observer, "observer");
+            if (lowWaterMark < 0 || lowWaterMark >= highWaterMark) throw new IllegalArgumentException("low water mark must be in 0..high");
+        }
+    }
+
+    private enum State { CONNECTING, HANDSHAKING, OPEN, CLOSING, LINGERING, CLOSED }
+
+    private final EventLoop loop;
+    private final SocketChannel socket;
+    private final Settings settings;
+    private final WriteQueue out;
+    private final TlsLayer tls;
+    private final Consumer<Channel> whenClosed;
+    private Protocol protocol;
+    private Poller.Registration registration;
+    private State state;
+    private ByteBuffer in;
+    private boolean inputPaused;
+    private boolean inputEnded;
+    private boolean writable = true;
+    private boolean delivering;
+    private boolean deliverAgain;
+    private long bytesWritten;
+    /** The protocol's deadline, or {@link #NONE}. */
+    private long deadline = NONE;
+    /** While output waits: when it last moved (or started waiting). */
+    private long lastWriteProgress = NONE;
+    /** Of a TLS handshake or a lingering close. */
+    private long stateDeadline = NONE;
+    private Timer timer;
+    private long timerAt;
+    private LingeringDrain lingering;
+
+    private Channel(EventLoop loop, SocketChannel socket, Settings settings, SSLEngine engine, Protocol protocol,
+                    Consumer<Channel> whenClosed, State state) {
+        this.loop = loop;
+        this.socket = socket;
+        this.settings = settings;
+        this.out = new WriteQueue(settings.buffers());
+        this.tls = engine == null ? null : new TlsLayer(this, engine, settings.tlsBuffers());
+        this.protocol = protocol;
+        this.whenClosed = whenClosed;
+        this.state = state;
+    }
+
+    /**
+     * Takes an accepted, non-blocking socket (loop thread): registers it and attaches {@code protocol},
+     * which is opened at once, or after the TLS handshake when {@code engine} is given (server mode).
+     * {@code whenClosed} runs once when the channel closes.
+     */
+    public static Channel accept(SocketChannel socket, EventLoop loop, Settings settings, SSLEngine engine,
+                                 Protocol protocol, Consumer<Channel> whenClosed) throws IOException {
+        Channel channel = new Channel(loop, socket, settings, engine, protocol, whenClosed,
+                engine == null ? State.OPEN : State.HANDSHAKING);
+        channel.registration = loop.register(socket, 0, channel);
+        protocol.onAttach(channel);
+        if (engine == null) channel.open();
+        else channel.tls.begin();
+        return channel;
+    }
+
+    /**
+     * Connects a new socket to {@code address} (loop thread); the protocol is attached at once and
+     * opened once connected (and handshaken, with a client-mode {@code engine}). A failure, at once or
+     * later, reaches {@link Protocol#onClosed} with its cause; the protocol bounds the connect with
+     * its deadline.
+     */
+    public static Channel connect(InetSocketAddress address, EventLoop loop, Settings settings, SSLEngine engine,
+                                  Protocol protocol, Consumer<Channel> whenClosed) {
+        SocketChannel socket;
+        try {
+            socket = SocketChannel.open();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot open a socket", e);
+        }
+        Channel channel = new Channel(loop, socket, settings, engine, protocol, whenClosed, State.CONNECTING);
+        protocol.onAttach(channel);
+        try {
+            socket.configureBlocking(false);
+            socket.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
+            channel.registration = loop.register(socket, 0, channel);
+            if (socket.connect(address)) channel.onConnected();
+            else channel.updateInterest();
+        } catch (IOException | RuntimeException e) {
+            channel.closeWith(e);
+        }
+        return channel;
+    }
+
+    // ---- what protocols use ----------------------------------------------------------------------
+
+    public EventLoop loop() {
+        return loop;
+    }
+
+    public Protocol protocol() {
+        return protocol;
+    }
+
+    /** Where a protocol queues its output (plain text); {@link #flush()} sends it. */
+    public WriteQueue out() {
+        return out;
+    }
+
+    /** Hands the channel to {@code next} (an upgrade): it is attached and opened now and gets the input not consumed yet. */
+    public void switchTo(Protocol next) {
+        protocol = next;
+        deadline = NONE;
+        next.onAttach(this);
+        next.onOpen(this);
+        resumeInput();
+    }
+
+    /** Stops offering input to the protocol (and reading it) until {@link #resumeInput}. */
+    public void pauseInput() {
+        inputPaused = true;
+        updateInterest();
+    }
+
+    /** Offers buffered input again (after the current {@link Protocol#onInput} returns, when inside it), then reads on. */
+    public void resumeInput() {
+        inputPaused = false;
+        if (delivering) {
+            deliverAgain = true;
+            return;
+        }
+        deliver();
+        flush();
+    }
+
+    /** True when input that the protocol has not consumed is buffered (plain text, or TLS records not yet opened). */
+    public boolean hasBufferedInput() {
+        return (in != null && in.position() > 0) || (tls != null && tls.hasBufferedInput());
+    }
+
+    /** True while the channel carries bytes both ways (not connecting, handshaking or closing). */
+    public boolean isOpen() {
+        return state == State.OPEN;
+    }
+
+    public boolean isClosed() {
+        return state == State.CLOSED;
+    }
+
+    boolean isHandshaking() {
+        return state == State.HANDSHAKING;
+    }
+
+    /** The TLS session once the handshake finished; null on a plain channel. */
+    public SSLSession tlsSession() {
+        return tls == null || state == State.HANDSHAKING ? null : tls.session();
+    }
+
+    /** Sets the protocol's deadline {@code nanos} from now ({@link Protocol#onDeadline} when it passes). */
+    public void deadlineAfter(long nanos) {
+        deadline = loop.nanoTime() + nanos;
+        armTimer(deadline);
+    }
+
+    public void clearDeadline() {
+        deadline = NONE;
+    }
+
+    /**
+     * Writes what the socket takes now, encrypting over TLS; then updates writability (hysteresis
+     * between the water marks) and interest. A failure closes the channel.
+     */
+    public void flush() {
+        if (state != State.OPEN && state != State.CLOSING) return;
+        try {
+            if (tls == null) writePlain();
+            else tls.flush();
+        } catch (IOException | RuntimeException e) {
+            closeWith(e);
+            return;
+        }
+        afterWrite();
+    }
+
+    /** True while queued output is under the high water mark (with hysteresis down to the low one). */
+    public boolean isWritable() {
+        if (writable && pendingOutput() >= settings.highWaterMark()) writable = false;
+        return writable;
+    }
+
+    public boolean hasPendingOutput() {
+        return pendingOutput() > 0;
+    }
+
+    /** Plain-text bytes taken from {@link #out()} so far (written, or encrypted for writing, over TLS). */
+    public long bytesWritten() {
+        return bytesWritten;
+    }
+
+    /**
+     * Closes gracefully: queued output is written first (bounded by the write-stall timeout), then,
+     * over TLS, {@code close_notify}, then the lingering close.
+     */
+    public void closeAfterFlush() {
+        if (state == State.OPEN) {
+            state = State.CLOSING;
+            inputPaused = true;
+            flush();
+        } else if (state == State.HANDSHAKING || state == State.CONNECTING) {
+            close();
+        }
+    }
+
+    /** The lingering close now, dropping output not written yet: shut down output, drain input briefly, close. */
+    public void closeLingering() {
+        if (state == State.LINGERING || state == State.CLOSED) return;
+        out.clear();
+        if (tls != null) tls.dropOutput();
+        startLingering();
+    }
+
+    /** Closes at once. */
+    public void close() {
+        closeWith(null);
+    }
+
+    /** Closes with {@code cause} reported to the protocol (null: an orderly close). */
+    public void closeWith(Throwable cause) {
+        if (state == State.CLOSED) return;
+        state = State.CLOSED;
+        if (timer != null) timer.cancel();
+        if (registration != null) registration.cancel();
+        try {
+            socket.close();
+        } catch (IOException e) {
+            LOG.debug("close_failed", "cause", e);
+        }
+        out.clear();
+        if (!delivering) releaseInput();
+        if (tls != null) tls.release();
+        try {
+            protocol.onClosed(this, cause);
+        } finally {
+            whenClosed.accept(this);
+        }
+    }
+
+    /**
+     * For a thread that cannot reach the loop: closes on the loop when it takes the task, otherwise
+     * (a full or stopped loop) closes the socket here and leaves the rest to {@link #closeIfSocketClosed}.
+     */
+    public void closeFromAnyThread() {
+        try {
+            loop.execute(this::close);
+        } catch (RejectedExecutionException e) {
+            try {
+                socket.close();
+            } catch (IOException closeFailed) {
+                LOG.debug("close_failed", "cause", closeFailed);
+            }
+        }
+    }
+
+    /** Finishes a close begun by {@link #closeFromAnyThread} (a sweep calls this); loop thread. */
+    public void closeIfSocketClosed() {
+        if (!socket.isOpen()) close();
+    }
+
+    // ---- events ----------------------------------------------------------------------------------
+
+    @Override
+    public void onReady(int ready) {
+        try {
+            if ((ready & Poller.CONNECT) != 0) {
+                if (socket.finishConnect()) onConnected();
+                return;
+            }
+            if (state == State.HANDSHAKING) {
+                tls.handshake();
+                return;
+            }
+            if ((ready & Poller.WRITE) != 0) onWritable();
+            if ((ready & Poller.READ) != 0 && state != State.CLOSED) onReadable();
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("channel_failed", "state", state, "protocol", protocol, "cause", e);
+            closeWith(e);
+        }
+    }
+
+    @Override
+    public void onClosedByLoop() {
+        closeWith(new IOException("event loop " + loop.name() + " stopped"));
+    }
+
+    private void onConnected() throws IOException {
+        if (tls == null) {
+            state = State.OPEN;
+            open();
+        } else {
+            state = State.HANDSHAKING;
+            tls.begin();
+        }
+    }
+
+    /** Connected and, over TLS, handshaken: the protocol may speak. Called by the TLS layer too. */
+    void open() {
+        state = State.OPEN;
+        stateDeadline = NONE;
+        protocol.onOpen(this);
+        if (state != State.OPEN) return;
+        deliver(); // bytes that came with the end of a handshake
+        flush();
+    }
+
+    private void onWritable() {
+        flush();
+        if (state == State.OPEN || state == State.CLOSING) protocol.onWritten(this);
+    }
+
+    private void onReadable() throws IOException {
+        if (state == State.LINGERING) {
+            if (lingering.drain(socket, settings.buffers())) close();
+            return;
+        }
+        if (state != State.OPEN || !wantsInput()) return;
+        int n;
+        if (tls == null) {
+            if (in == null) in = settings.buffers().acquire();
+            n = socket.read(in);
+        } else {
+            n = tls.read();
+        }
+        if (n < 0) {
+            onEndOfInput();
+            return;
+        }
+        if (n > 0) {
+            settings.observer().onBytesRead(n);
+            deliver();
+            if (tls != null && tls.isInboundDone()) {
+                onEndOfInput(); // close_notify
+                return;
+            }
+        }
+        flush();
+    }
+
+    /** The peer ended its output (called by the TLS layer for {@code close_notify} too). */
+    void onEndOfInput() {
+        inputEnded = true;
+        deliver(); // what was buffered before the end
+        if (state == State.OPEN) protocol.onEndOfInput(this);
+        else if (state == State.LINGERING) close();
+        flush();
+    }
+
+    /**
+     * Offers buffered input to the protocol until it stops consuming. Never re-entered: a protocol
+     * that asks for input from inside {@code onInput} is served when it returns.
+     */
+    private void deliver() {
+        if (delivering) {
+            deliverAgain = true;
+            return;
+        }
+        delivering = true;
+        try {
+            boolean again;
+            do {
+                deliverAgain = false;
+                boolean decrypted = tls != null && tls.decrypt();
+                again = false;
+                if (in != null && in.position() > 0 && state == State.OPEN && !inputPaused) {
+                    int before = in.position();
+                    in.flip();
+                    try {
+                        protocol.onInput(this, in);
+                    } finally {
+                        compactInput();
+                    }
+                    boolean consumed = in == null || in.position() < before;
+                    again = decrypted && consumed;
+                }
+                again |= deliverAgain;
+            } while (again && state == State.OPEN && !inputPaused);
+        } finally {
+            delivering = false;
+        }
+    }
+
+    /** The plain-text input buffer, in write mode; the TLS layer decrypts into it. */
+    ByteBuffer input() {
+        if (in == null) in = tls != null ? tls.acquire() : settings.buffers().acquire();
+        return in;
+    }
+
+    private void compactInput() {
+        if (in == null) return;
+        if (state == State.LINGERING || state == State.CLOSED) {
+            releaseInput(); // closed from inside onInput: nothing more is read
+            return;
+        }
+        in.compact();
+        if (in.position() == 0) releaseInput();
+    }
+
+    private void releaseInput() {
+        if (in == null) return;
+        if (tls != null) tls.releaseBuffer(in);
+        else settings.buffers().release(in);
+        in = null;
+    }
+
+    private boolean wantsInput() {
+        return !inputPaused && !inputEnded && (settings.readsWhileBacklogged() || isWritable())
+                && (in == null || in.hasRemaining());
+    }
+
+    // ---- writing and closing ---------------------------------------------------------------------
+
+    private void writePlain() throws IOException {
+        if (out.isEmpty()) return;
+        long before = out.pendingBytes();
+        out.writeTo(socket);
+        long written = before - out.pendingBytes();
+        if (written > 0) {
+            bytesWritten += written;
+            onSocketWrite(written);
+        }
+    }
+
+    /** Bytes went to the socket (called by the TLS layer with encrypted bytes). */
+    void onSocketWrite(long bytes) {
+        settings.observer().onBytesWritten(bytes);
+        lastWriteProgress = loop.nanoTime();
+    }
+
+    /** Plain text taken by the TLS layer. */
+    void onEncrypted(long plainBytes) {
+        bytesWritten += plainBytes;
+    }
+
+    private long pendingOutput() {
+        return out.pendingBytes() + (tls == null ? 0 : tls.pendingBytes());
+    }
+
+    private void afterWrite() {
+        long pending = pendingOutput();
+        if (!writable && pending <= settings.lowWaterMark()) writable = true;
+        else if (writable && pending >= settings.highWaterMark()) writable = false;
+        if (pending == 0) {
+            lastWriteProgress = NONE;
+            if (state == State.CLOSING && (tls == null || tls.closeOutbound())) startLingering();
+        } else if (lastWriteProgress == NONE) {
+            lastWriteProgress = loop.nanoTime(); // output starts waiting now
+            armTimer(effectiveDeadline());
+        }
+        updateInterest();
+    }
+
+    private void startLingering() {
+        if (state == State.LINGERING || state == State.CLOSED) return;
+        state = State.LINGERING;
+        if (!delivering) releaseInput(); // otherwise the protocol still reads it: released when onInput returns
+        if (tls != null) tls.releaseInput();
+        try {
+            lingering = LingeringDrain.start(socket);
+        } catch (IOException e) {
+            close();
+            return;
+        }
+        if (inputEnded) {
+            close();
+            return;
+        }
+        stateDeadline = loop.nanoTime() + settings.lingerDrain().toNanos();
+        armTimer(stateDeadline);
+        updateInterest();
+    }
+
+    /** The TLS layer's handshake is bounded from now on. */
+    void startHandshakeTimer() {
+        stateDeadline = loop.nanoTime() + settings.handshakeTimeout().toNanos();
+        armTimer(stateDeadline);
+    }
+
+    void updateInterest() {
+        if (registration == null || state == State.CLOSED) return;
+        int ops = switch (state) {
+            case CONNECTING -> Poller.CONNECT;
+            case HANDSHAKING -> tls.handshakeInterest();
+            case OPEN, CLOSING -> (state == State.OPEN && wantsInput() ? Poller.READ : 0) | (pendingOutput() > 0 ? Poller.WRITE : 0);
+            case LINGERING -> Poller.READ;
+            case CLOSED -> 0;
+        };
+        registration.interest(ops);
+    }
+
+    SocketChannel socket() {
+        return socket;
+    }
+
+    Settings settings() {
+        return settings;
+    }
+
+    // ---- the one timer ---------------------------------------------------------------------------
+
+    private long effectiveDeadline() {
+        return switch (state) {
+            case HANDSHAKING, LINGERING -> stateDeadline;
+            case CLOSED -> NONE;
+            case CLOSING -> writeStallDeadline();
+            case CONNECTING, OPEN -> {
+                long stall = writeStallDeadline();
+                yield stall != NONE ? stall : deadline;
+            }
+        };
+    }
+
+    private long writeStallDeadline() {
+        long stall = settings.writeStallTimeout().toNanos();
+        return lastWriteProgress == NONE || stall == 0 ? NONE : lastWriteProgress + stall;
+    }
+
+    /** Makes sure the timer fires by {@code at}; a later deadline needs nothing: the timer re-arms when it fires. */
+    private void armTimer(long at) {
+        if (at == NONE || state == State.CLOSED) return;
+        if (timer != null) {
+            if (timerAt - at <= 0) return;
+            timer.cancel();
+        }
+        timerAt = at;
+        timer = loop.schedule(Math.max(0, at - loop.nanoTime()), TimeUnit.NANOSECONDS, this::onTimer);
+    }
+
+    private void onTimer() {
+        timer = null;
+        if (state == State.CLOSED) return;
+        long at = effectiveDeadline();
+        if (at == NONE) return;
+        if (loop.nanoTime() - at < 0) {
+            armTimer(at);
+            return;
+        }
+        switch (state) {
+            case HANDSHAKING -> tls.fail("timeout", new SocketTimeoutException(
+                    "TLS handshake not finished within " + settings.handshakeTimeout().toMillis() + " ms"));
+            case LINGERING -> close();
+            case CLOSING -> closeWith(stalled());
+            case CONNECTING, OPEN -> {
+                if (at != deadline) {
+                    closeWith(stalled());
+                    return;
+                }
+                deadline = NONE;
+                protocol.onDeadline(this);
+                flush();
+            }
+            case CLOSED -> { }
+        }
+    }
+
+    private SocketTimeoutException stalled() {
+        LOG.debug("write_stalled", "protocol", protocol);
+        return new SocketTimeoutException("no output written for " + settings.writeStallTimeout().toMillis() + " ms");
+    }
+
+    @Override
+    public String toString() {
+        return "channel (" + state + ", " + protocol + ")";
+    }
+}

@@ -1,0 +1,26 @@
+package keel.core.net;
+
+/**
+ * Hears what channels do, for metrics. Called on the channel's loop: cheap and never blocking. Every
+ * method has an empty default.
+ */
+public interface ChannelObserver {
+    ChannelObserver NONE = new ChannelObserver() {
+    };
+
+    /** Bytes read from a socket (encrypted bytes, over TLS). */
+    default void onBytesRead(long bytes) {
+    }
+
+    /** Bytes written to a socket (encrypted bytes, over TLS). */
+    default void onBytesWritten(long bytes) {
+    }
+
+    /**
+     * A TLS handshake failed or stalled and its connection was closed. {@code reason} is a snake_case
+     * label: {@code timeout}, {@code plain_http}, {@code not_tls}, {@code protocol_version},
+     * {@code certificate}, {@code closed}, {@code renegotiation}, {@code other}.
+     */
+    default void onTlsHandshakeFailed(String reason) {
+    }
+}

@@ -1,0 +1,382 @@
+package keel.core.net;
+
+import keel.core.buffer.BufferPool;
+import keel.core.log.Log;
+import keel.core.loop.Poller;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.RejectedExecutionException;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLEngineResult;
+import javax.net.ssl.SSLEngineResult.HandshakeStatus;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSession;
+
+/**
+ * TLS between a {@link Channel}'s socket and its protocol, on the JDK's {@link SSLEngine}. Records
+ * read wait in {@code netIn} and are opened into the channel's plain-text input; plain text queued by
+ * the protocol is sealed into {@code netOut} only as fast as the socket takes it (at most
+ * {@link #MAX_SEAL_PER_FLUSH} per flush), so a large response never holds the loop for long, and the
+ * water marks count encrypted bytes. The engine's delegated tasks (key exchange, certificate checks)
+ * run on a virtual thread while the channel waits for nothing. Loop thread, except those tasks.
+ */
+final class TlsLayer {
+    private static final Log LOG = Log.of(TlsLayer.class);
+    /** Room for the largest TLS record (RFC 8446 §5.2: 2^14 + 256; TLS 1.2 allows 2^14 + 2048) and its plain text. */
+    static final int BUFFER_SIZE = 20 * 1024;
+    private static final int MAX_SEAL_PER_FLUSH = 256 * 1024;
+    private static final byte HANDSHAKE_RECORD = 0x16;
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
+    private static final String PLAIN_HTTP_BODY = "This port speaks TLS: use https://\n";
+    private static final byte[] PLAIN_HTTP_ANSWER = ("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: "
+            + PLAIN_HTTP_BODY.length() + "\r\nConnection: close\r\n\r\n" + PLAIN_HTTP_BODY).getBytes(StandardCharsets.ISO_8859_1);
+
+    private final Channel channel;
+    private final SSLEngine engine;
+    private final BufferPool pool;
+    private ByteBuffer netIn;
+    private ByteBuffer netOut;
+    private boolean taskRunning;
+    private boolean handshakeDone;
+    private boolean firstRead = true;
+    private boolean inboundDone;
+    private boolean outboundClosed;
+
+    TlsLayer(Channel channel, SSLEngine engine, BufferPool pool) {
+        this.channel = channel;
+        this.engine = engine;
+        this.pool = pool != null && pool.bufferSize() >= BUFFER_SIZE ? pool : new BufferPool(BUFFER_SIZE, 4);
+    }
+
+    SSLSession session() {
+        return engine.getSession();
+    }
+
+    // ---- handshake -------------------------------------------------------------------------------
+
+    void begin() throws IOException {
+        channel.startHandshakeTimer();
+        engine.beginHandshake();
+        handshake();
+    }
+
+    /** Moves the handshake on as far as it goes without waiting; opens the channel when it is done. */
+    void handshake() throws IOException {
+        try {
+            while (channel.isHandshaking() && !taskRunning) {
+                if (!flushNetOut()) break; // a flight still being written: on OP_WRITE
+                if (handshakeDone) {
+                    channel.open();
+                    return;
+                }
+                if (!step()) break;
+            }
+        } catch (SSLException e) {
+            fail(reason(e), e);
+            return;
+        }
+        if (channel.isHandshaking()) channel.updateInterest();
+    }
+
+    /** One handshake step; false when it must wait for the socket or a task. */
+    private boolean step() throws IOException {
+        HandshakeStatus status = engine.getHandshakeStatus();
+        switch (status) {
+            case NEED_WRAP -> {
+                ensureNetOut();
+                SSLEngineResult result = engine.wrap(EMPTY, netOut);
+                if (result.getHandshakeStatus() == HandshakeStatus.FINISHED) handshakeDone = true;
+                return true;
+            }
+            case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> {
+                SSLEngineResult result = unwrap();
+                if (result.getHandshakeStatus() == HandshakeStatus.FINISHED) handshakeDone = true;
+                if (result.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW) return readForHandshake();
+                if (result.getStatus() == SSLEngineResult.Status.CLOSED) throw new EOFException("peer closed during the TLS handshake");
+                return true;
+            }
+            case NEED_TASK -> {
+                runTasksOffLoop();
+                return false;
+            }
+            case FINISHED, NOT_HANDSHAKING -> {
+                handshakeDone = true;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Reads handshake records; false when none are there yet. A first record that is not TLS ends here. */
+    private boolean readForHandshake() throws IOException {
+        ensureNetIn();
+        int n = channel.socket().read(netIn);
+        if (n < 0) throw new EOFException("peer closed during the TLS handshake");
+        if (n == 0) return false;
+        channel.settings().observer().onBytesRead(n);
+        if (firstRead && !engine.getUseClientMode()) {
+            firstRead = false;
+            if (netIn.get(0) != HANDSHAKE_RECORD) {
+                refuseNonTls();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Not a TLS record: a plain HTTP request (its first byte a letter) gets a clear-text 400 before the
+     * lingering close; anything else is closed at once.
+     */
+    private void refuseNonTls() throws IOException {
+        byte first = netIn.get(0);
+        boolean plainHttp = first >= 'A' && first <= 'Z';
+        channel.settings().observer().onTlsHandshakeFailed(plainHttp ? "plain_http" : "not_tls");
+        if (!plainHttp) {
+            channel.closeWith(new SSLException("not a TLS record: first byte 0x" + Integer.toHexString(first & 0xff)));
+            return;
+        }
+        LOG.debug("tls_plain_http_refused");
+        channel.socket().write(ByteBuffer.wrap(PLAIN_HTTP_ANSWER)); // a fresh socket's send buffer takes it whole
+        dropOutput();
+        channel.closeLingering();
+    }
+
+    private void runTasksOffLoop() {
+        taskRunning = true;
+        channel.updateInterest();
+        Thread.ofVirtual().name("keel-tls-task").start(() -> {
+            Runnable task;
+            while ((task = engine.getDelegatedTask()) != null) task.run();
+            try {
+                channel.loop().execute(this::afterTasks);
+            } catch (RejectedExecutionException stopped) {
+                channel.closeFromAnyThread();
+            }
+        });
+    }
+
+    private void afterTasks() {
+        taskRunning = false;
+        if (channel.isClosed()) return;
+        try {
+            handshake();
+        } catch (IOException | RuntimeException e) {
+            channel.closeWith(e);
+        }
+    }
+
+    /** Interest while handshaking: nothing while a task runs; write while a flight waits; read otherwise. */
+    int handshakeInterest() {
+        if (taskRunning) return 0;
+        if (netOut != null && netOut.position() > 0) return Poller.WRITE;
+        return Poller.READ;
+    }
+
+    /** Ends a handshake that failed or stalled, counted with its reason. */
+    void fail(String reason, Exception cause) {
+        if (channel.isClosed()) return;
+        LOG.debug("tls_handshake_failed", "reason", reason, "cause", cause);
+        channel.settings().observer().onTlsHandshakeFailed(reason);
+        // The alert the engine produced (if any) goes out before the socket closes, best effort.
+        try {
+            engine.closeOutbound();
+            ensureNetOut();
+            engine.wrap(EMPTY, netOut);
+            flushNetOut();
+        } catch (IOException | RuntimeException ignored) {
+            // the connection is failing anyway; the socket closes next
+        }
+        channel.closeWith(cause);
+    }
+
+    static String reason(SSLException e) {
+        String message = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+        if (message.contains("protocol_version") || message.contains("protocol is disabled")
+                || message.contains("no appropriate protocol") || message.contains("unsupported protocol")) return "protocol_version";
+        if (message.contains("certificate") || message.contains("pkix") || message.contains("unknown_ca")
+                || message.contains("subject alternative") || message.contains("no name matching")) return "certificate";
+        if (message.contains("unrecognized ssl message") || message.contains("plaintext connection")) return "not_tls";
+        return "other";
+    }
+
+    // ---- reading ---------------------------------------------------------------------------------
+
+    /** Reads records from the socket; -1 at the end of input. Opening them is {@link #decrypt}'s. */
+    int read() throws IOException {
+        ensureNetIn();
+        if (!netIn.hasRemaining()) return 0;
+        return channel.socket().read(netIn);
+    }
+
+    /** Opens buffered records into the channel's input while it has room; true when plain text was added. */
+    boolean decrypt() {
+        if (netIn == null || netIn.position() == 0 || inboundDone) return false;
+        boolean produced = false;
+        try {
+            while (netIn.position() > 0) {
+                ByteBuffer plain = channel.input();
+                SSLEngineResult result = unwrapInto(plain);
+                produced |= result.bytesProduced() > 0;
+                if (result.getStatus() == SSLEngineResult.Status.CLOSED) {
+                    inboundDone = true;
+                    break;
+                }
+                if (result.getStatus() != SSLEngineResult.Status.OK) break; // underflow: more bytes; overflow: input full
+                afterHandshakeMessage(result);
+            }
+        } catch (SSLException e) {
+            LOG.debug("tls_record_failed", "cause", e);
+            channel.closeWith(e);
+            return false;
+        }
+        releaseNetInIfEmpty();
+        return produced;
+    }
+
+    /**
+     * After the handshake, TLS 1.3 still sends session tickets and key updates (handled here); a new
+     * handshake on TLS 1.2 is a renegotiation, which Keel refuses.
+     */
+    private void afterHandshakeMessage(SSLEngineResult result) throws SSLException {
+        HandshakeStatus status = result.getHandshakeStatus();
+        if (status == HandshakeStatus.NOT_HANDSHAKING || status == HandshakeStatus.FINISHED) return;
+        if (!"TLSv1.3".equals(engine.getSession().getProtocol())) {
+            channel.settings().observer().onTlsHandshakeFailed("renegotiation");
+            throw new SSLException("TLS renegotiation refused");
+        }
+        Runnable task;
+        while ((task = engine.getDelegatedTask()) != null) task.run(); // a ticket or key update: small
+        if (engine.getHandshakeStatus() == HandshakeStatus.NEED_WRAP) {
+            ensureNetOut();
+            engine.wrap(EMPTY, netOut);
+        }
+    }
+
+    boolean isInboundDone() {
+        return inboundDone;
+    }
+
+    boolean hasBufferedInput() {
+        return netIn != null && netIn.position() > 0;
+    }
+
+    /** Unwraps from {@code netIn} into the channel's input during the handshake (application data may follow the last flight). */
+    private SSLEngineResult unwrap() throws SSLException {
+        ensureNetIn();
+        return unwrapInto(channel.input());
+    }
+
+    private SSLEngineResult unwrapInto(ByteBuffer plain) throws SSLException {
+        netIn.flip();
+        try {
+            return engine.unwrap(netIn, plain);
+        } finally {
+            netIn.compact();
+        }
+    }
+
+    // ---- writing ---------------------------------------------------------------------------------
+
+    /** Seals queued plain text and writes records while the socket takes them. */
+    void flush() throws IOException {
+        long sealed = 0;
+        while (true) {
+            if (!flushNetOut()) return;
+            if (channel.out().isEmpty() || sealed >= MAX_SEAL_PER_FLUSH) {
+                releaseNetOutIfEmpty();
+                return;
+            }
+            ensureNetOut();
+            SSLEngineResult result = channel.out().wrapInto(engine, netOut);
+            if (result.getStatus() == SSLEngineResult.Status.CLOSED) throw new SSLException("TLS output already closed");
+            if (result.bytesConsumed() == 0 && result.bytesProduced() == 0) throw new SSLException("TLS engine made no progress: " + result);
+            sealed += result.bytesConsumed();
+            channel.onEncrypted(result.bytesConsumed());
+        }
+    }
+
+    /** Writes sealed records; true when none is left. */
+    private boolean flushNetOut() throws IOException {
+        if (netOut == null || netOut.position() == 0) return true;
+        netOut.flip();
+        int written;
+        try {
+            written = channel.socket().write(netOut);
+        } finally {
+            netOut.compact();
+        }
+        if (written > 0) channel.onSocketWrite(written);
+        return netOut.position() == 0;
+    }
+
+    /** Queues {@code close_notify} once; true when it (and everything before it) is written. */
+    boolean closeOutbound() {
+        try {
+            if (!outboundClosed) {
+                outboundClosed = true;
+                engine.closeOutbound();
+                ensureNetOut();
+                engine.wrap(EMPTY, netOut);
+            }
+            return flushNetOut();
+        } catch (IOException e) {
+            return true; // the lingering close follows anyway
+        }
+    }
+
+    long pendingBytes() {
+        return netOut == null ? 0 : netOut.position();
+    }
+
+    void dropOutput() {
+        if (netOut != null) netOut.clear();
+    }
+
+    // ---- buffers ---------------------------------------------------------------------------------
+
+    ByteBuffer acquire() {
+        return pool.acquire();
+    }
+
+    void releaseBuffer(ByteBuffer buffer) {
+        pool.release(buffer);
+    }
+
+    void releaseInput() {
+        if (netIn != null) {
+            pool.release(netIn);
+            netIn = null;
+        }
+    }
+
+    void release() {
+        releaseInput();
+        if (netOut != null) {
+            pool.release(netOut);
+            netOut = null;
+        }
+    }
+
+    private void ensureNetIn() {
+        if (netIn == null) netIn = pool.acquire();
+    }
+
+    private void ensureNetOut() {
+        if (netOut == null) netOut = pool.acquire();
+    }
+
+    private void releaseNetInIfEmpty() {
+        if (netIn != null && netIn.position() == 0) releaseInput();
+    }
+
+    private void releaseNetOutIfEmpty() {
+        if (netOut != null && netOut.position() == 0) {
+            pool.release(netOut);
+            netOut = null;
+        }
+    }
+}
