@@ -120,7 +120,7 @@ final class BlockingConnection {
     }
 
     private void restartIdleDeadline() {
-        idleDeadline = System.nanoTime() + context.options().timeouts().idle().toNanos();
+        idleDeadline = System.nanoTime() + Wait.IDLE.timeoutNanos(context.options().timeouts());
     }
 
     private void exchangeUntilClosed() throws IOException {
@@ -178,17 +178,17 @@ final class BlockingConnection {
 
     /** Reads more input under the timeout that applies now; false when the connection should end. */
     private boolean readMore() throws IOException {
-        boolean betweenRequests = parser.isBetweenRequests() && in.position() == 0;
+        Wait wait = Wait.forReading(parser, in.position() > 0);
+        boolean betweenRequests = wait == Wait.IDLE;
         var timeouts = context.options().timeouts();
-        long timeoutNanos;
-        if (betweenRequests) {
-            timeoutNanos = idleDeadline - System.nanoTime();
-        } else if (!parser.isReadingHead()) {
-            timeoutNanos = timeouts.idle().toNanos();
-        } else {
-            if (headDeadline == 0) headDeadline = System.nanoTime() + timeouts.headRead().toNanos();
-            timeoutNanos = headDeadline - System.nanoTime();
-        }
+        long timeoutNanos = switch (wait) {
+            case IDLE -> idleDeadline - System.nanoTime();
+            case HEAD -> {
+                if (headDeadline == 0) headDeadline = System.nanoTime() + wait.timeoutNanos(timeouts);
+                yield headDeadline - System.nanoTime();
+            }
+            default -> wait.timeoutNanos(timeouts); // a body: each read that made progress restarts it
+        };
         if (!in.hasRemaining()) throw new IllegalStateException("read buffer full while the parser needs more");
         try {
             socket.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
@@ -206,8 +206,7 @@ final class BlockingConnection {
             return true;
         } catch (SocketTimeoutException timeout) {
             if (betweenRequests) closeLingering();
-            else if (parser.isReadingHead()) respondAndClose(Responses.error(408, "request head not received within " + timeouts.headRead().toMillis() + " ms"));
-            else respondAndClose(Responses.error(408, "request body stalled for " + timeouts.idle().toMillis() + " ms"));
+            else respondAndClose(wait.onExpiry(timeouts));
             return false;
         }
     }
@@ -301,7 +300,7 @@ final class BlockingConnection {
 
         @Override
         public void write(byte[] bytes, int offset, int length) throws IOException {
-            long idle = context.options().timeouts().idle().toNanos();
+            long idle = Wait.WRITE.timeoutNanos(context.options().timeouts());
             try {
                 while (length > 0) {
                     int n = Math.min(length, SLICE);
