@@ -3,6 +3,7 @@ package keel.http.server;
 import keel.core.buffer.BufferPool;
 import keel.core.buffer.WriteQueue;
 import keel.core.log.Log;
+import keel.core.net.LingeringDrain;
 import keel.http.Request;
 import keel.http.Response;
 import keel.http.codec.Http1Parser;
@@ -28,7 +29,6 @@ import java.util.function.Consumer;
  */
 final class BlockingConnection {
     private static final Log LOG = Log.of(BlockingConnection.class);
-    private static final long MAX_LINGER_DRAIN_BYTES = 1 << 20;
 
     private final long id;
     private final Socket socket;
@@ -220,22 +220,8 @@ final class BlockingConnection {
     /** Flush, shut down output, drain input briefly, close: the client always receives the last response. */
     private void closeLingering() throws IOException {
         output.flush();
-        socket.shutdownOutput();
-        long deadline = System.nanoTime() + context.options().timeouts().lingerDrain().toNanos();
-        byte[] scratch = in.array();
-        long drained = 0;
-        try {
-            while (drained <= MAX_LINGER_DRAIN_BYTES) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) break;
-                socket.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-                int n = input.read(scratch);
-                if (n < 0) break;
-                drained += n;
-            }
-        } catch (SocketTimeoutException timeout) {
-            LOG.debug("linger_timeout", "id", id);
-        }
+        long drainTime = Wait.LINGER.timeoutNanos(context.options().timeouts());
+        if (!LingeringDrain.shutdownAndDrain(socket, input, in.array(), drainTime)) LOG.debug("linger_cut_short", "id", id);
         closeQuietly();
     }
 
