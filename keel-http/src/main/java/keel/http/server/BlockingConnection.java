@@ -156,24 +156,15 @@ final class BlockingConnection {
     /** Runs the handler here and writes its response; false when the connection must close. */
     private boolean exchange(Request request) throws IOException {
         Response response = context.dispatcher().respond(request);
-        boolean close = !request.keepAlive() || response.closesConnection() || context.isStopping();
-        boolean head = request.method().equals("HEAD");
-        Http1Writer.BodyFraming framing = Http1Writer.streamFraming(response.status(), request.isHttp11());
-        if (response.isStreamed()) {
-            close |= framing == Http1Writer.BodyFraming.UNTIL_CLOSE;
-            if (head || framing == Http1Writer.BodyFraming.NONE) {
-                Http1Writer.writeHead(out, response, framing, -1, close, !request.isHttp11());
-                out.writeTo(output);
-                DiscardingSubscriber.discard(response.stream());
-            } else {
-                streamBody(response, framing == Http1Writer.BodyFraming.CHUNKED, close);
-            }
+        ResponsePlan plan = ResponsePlan.of(request, response, context.isStopping());
+        if (plan.streamsBody()) {
+            streamBody(response, plan);
         } else {
-            Http1Writer.writeFixed(out, response, head, close, !request.isHttp11());
+            plan.write(out, response);
             out.writeTo(output);
         }
-        if (close) closeLingering();
-        return !close;
+        if (plan.close()) closeLingering();
+        return !plan.close();
     }
 
     /** Reads more input under the timeout that applies now; false when the connection should end. */
@@ -212,7 +203,7 @@ final class BlockingConnection {
     }
 
     private void respondAndClose(Response response) throws IOException {
-        Http1Writer.writeFixed(out, response, false, true, false);
+        ResponsePlan.closing(response).write(out, response);
         out.writeTo(output);
         closeLingering();
     }
@@ -226,33 +217,31 @@ final class BlockingConnection {
     }
 
     /** Sends a streamed body chunk by chunk, pulling one item at a time. */
-    private void streamBody(Response response, boolean chunked, boolean close) throws IOException {
-        Http1Writer.writeHead(out, response, chunked ? Http1Writer.BodyFraming.CHUNKED : Http1Writer.BodyFraming.UNTIL_CLOSE,
-                -1, close, false);
+    private void streamBody(Response response, ResponsePlan plan) throws IOException {
+        plan.write(out, response);
         out.writeTo(output);
         BlockingSubscriber subscriber = new BlockingSubscriber();
         response.stream().subscribe(subscriber);
         try {
-            sendItems(subscriber, chunked);
+            sendItems(subscriber, plan);
         } catch (IOException e) {
             subscriber.cancel();
             throw e;
         }
     }
 
-    private void sendItems(BlockingSubscriber subscriber, boolean chunked) throws IOException {
+    private void sendItems(BlockingSubscriber subscriber, ResponsePlan plan) throws IOException {
         while (true) {
             Object signal = subscriber.next();
             if (signal instanceof byte[] item) {
-                if (chunked) Http1Writer.writeChunk(out, item);
-                else out.put(item);
+                plan.writeItem(out, item);
                 out.writeTo(output);
                 subscriber.request();
             } else if (signal instanceof Throwable failure) {
                 LOG.warn("response_stream_failed", "id", id, "cause", failure);
                 throw new IOException("response stream failed", failure); // a truncated body, never a false end
             } else {
-                if (chunked) Http1Writer.writeLastChunk(out);
+                plan.writeEnd(out);
                 out.writeTo(output);
                 return;
             }

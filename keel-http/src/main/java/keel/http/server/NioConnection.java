@@ -257,24 +257,15 @@ final class NioConnection implements IoHandler, Dispatcher.Upgradable {
             if (response.isStreamed()) DiscardingSubscriber.discard(response.stream()); // closed while the handler ran
             return;
         }
-        Request request = current;
+        ResponsePlan plan = ResponsePlan.of(current, response, home.context().isStopping());
         current = null;
-        boolean close = !request.keepAlive() || response.closesConnection() || home.context().isStopping();
-        boolean head = request.method().equals("HEAD");
-        Http1Writer.BodyFraming framing = Http1Writer.streamFraming(response.status(), request.isHttp11());
-        if (response.isStreamed() && (head || framing == Http1Writer.BodyFraming.NONE)) {
-            // The head a GET would get and no body; the publisher is told nobody will read it.
-            close |= framing == Http1Writer.BodyFraming.UNTIL_CLOSE;
-            Http1Writer.writeHead(out, response, framing, -1, close, !request.isHttp11());
-            DiscardingSubscriber.discard(response.stream());
-            finishExchange(close);
-        } else if (response.isStreamed()) {
-            stream = new ResponseStream(this, response, request, close);
+        if (plan.streamsBody()) {
+            stream = new ResponseStream(this, response, plan);
             state = State.STREAMING;
             stream.start();
         } else {
-            Http1Writer.writeFixed(out, response, head, close, !request.isHttp11());
-            finishExchange(close);
+            plan.write(out, response);
+            finishExchange(plan.close());
         }
     }
 
@@ -319,7 +310,7 @@ final class NioConnection implements IoHandler, Dispatcher.Upgradable {
     }
 
     private void respondAndClose(Response response) {
-        Http1Writer.writeFixed(out, response, false, true, false);
+        ResponsePlan.closing(response).write(out, response);
         current = null;
         state = State.CLOSING;
         if (!processing) processInput();
