@@ -3,14 +3,18 @@ package keel.core.net;
 import keel.core.buffer.BufferPool;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The second half of a lingering close. After {@code shutdownOutput()} (the peer gets a FIN after
  * the last byte sent), read and drop the peer's input until it closes too, or until the byte bound
- * runs out. The caller also bounds this in time. A socket closed with unread input sends an RST,
- * and the RST can destroy data that the peer has not read yet.
+ * or the drain time runs out. A socket closed with unread input sends an RST, and the RST can
+ * destroy data that the peer has not read yet.
  * One per closing connection, confined to its thread.
  */
 public final class LingeringDrain {
@@ -19,10 +23,36 @@ public final class LingeringDrain {
 
     private long drained;
 
-    /** Shuts down output; the drain starts. */
+    /** Shuts down output; the drain starts. The caller bounds it in time (its event loop's timer). */
     public static LingeringDrain start(SocketChannel channel) throws IOException {
         channel.shutdownOutput();
         return new LingeringDrain();
+    }
+
+    /**
+     * The whole drain on a blocking socket, on the calling thread: shuts down output, then reads
+     * {@code input} into {@code scratch} and drops it until EOF, the byte bound, or {@code timeoutNanos}.
+     * The caller closes the socket afterwards; this method changes its read timeout.
+     *
+     * @return true when the peer closed its side in time, false when the drain time or the byte bound ran out
+     */
+    public static boolean shutdownAndDrain(Socket socket, InputStream input, byte[] scratch, long timeoutNanos)
+            throws IOException {
+        socket.shutdownOutput();
+        long deadline = System.nanoTime() + timeoutNanos;
+        LingeringDrain drain = new LingeringDrain();
+        try {
+            while (true) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) return false;
+                socket.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                int n = input.read(scratch);
+                if (n < 0) return true;
+                if (drain.dropped(n)) return false;
+            }
+        } catch (SocketTimeoutException timeout) {
+            return false;
+        }
     }
 
     /** Reads what is there into a pooled scratch buffer and drops it; true when the channel can be closed now. */
@@ -31,12 +61,17 @@ public final class LingeringDrain {
         try {
             int n;
             while ((n = channel.read(scratch.clear())) > 0) {
-                drained += n;
-                if (drained > MAX_DRAIN_BYTES) return true;
+                if (dropped(n)) return true;
             }
             return n < 0;
         } finally {
             buffers.release(scratch);
         }
+    }
+
+    /** Counts dropped input; true once it is past the bound. */
+    private boolean dropped(int n) {
+        drained += n;
+        return drained > MAX_DRAIN_BYTES;
     }
 }

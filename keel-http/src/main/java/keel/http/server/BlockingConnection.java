@@ -3,6 +3,7 @@ package keel.http.server;
 import keel.core.buffer.BufferPool;
 import keel.core.buffer.WriteQueue;
 import keel.core.log.Log;
+import keel.core.net.LingeringDrain;
 import keel.http.Request;
 import keel.http.Response;
 import keel.http.codec.Http1Parser;
@@ -28,7 +29,6 @@ import java.util.function.Consumer;
  */
 final class BlockingConnection {
     private static final Log LOG = Log.of(BlockingConnection.class);
-    private static final long MAX_LINGER_DRAIN_BYTES = 1 << 20;
 
     private final long id;
     private final Socket socket;
@@ -120,7 +120,7 @@ final class BlockingConnection {
     }
 
     private void restartIdleDeadline() {
-        idleDeadline = System.nanoTime() + context.options().timeouts().idle().toNanos();
+        idleDeadline = System.nanoTime() + Wait.IDLE.timeoutNanos(context.options().timeouts());
     }
 
     private void exchangeUntilClosed() throws IOException {
@@ -156,39 +156,30 @@ final class BlockingConnection {
     /** Runs the handler here and writes its response; false when the connection must close. */
     private boolean exchange(Request request) throws IOException {
         Response response = context.dispatcher().respond(request);
-        boolean close = !request.keepAlive() || response.closesConnection() || context.isStopping();
-        boolean head = request.method().equals("HEAD");
-        Http1Writer.BodyFraming framing = Http1Writer.streamFraming(response.status(), request.isHttp11());
-        if (response.isStreamed()) {
-            close |= framing == Http1Writer.BodyFraming.UNTIL_CLOSE;
-            if (head || framing == Http1Writer.BodyFraming.NONE) {
-                Http1Writer.writeHead(out, response, framing, -1, close, !request.isHttp11());
-                out.writeTo(output);
-                DiscardingSubscriber.discard(response.stream());
-            } else {
-                streamBody(response, framing == Http1Writer.BodyFraming.CHUNKED, close);
-            }
+        ResponsePlan plan = ResponsePlan.of(request, response, context.isStopping());
+        if (plan.streamsBody()) {
+            streamBody(response, plan);
         } else {
-            Http1Writer.writeFixed(out, response, head, close, !request.isHttp11());
+            plan.write(out, response);
             out.writeTo(output);
         }
-        if (close) closeLingering();
-        return !close;
+        if (plan.close()) closeLingering();
+        return !plan.close();
     }
 
     /** Reads more input under the timeout that applies now; false when the connection should end. */
     private boolean readMore() throws IOException {
-        boolean betweenRequests = parser.isBetweenRequests() && in.position() == 0;
+        Wait wait = Wait.forReading(parser, in.position() > 0);
+        boolean betweenRequests = wait == Wait.IDLE;
         var timeouts = context.options().timeouts();
-        long timeoutNanos;
-        if (betweenRequests) {
-            timeoutNanos = idleDeadline - System.nanoTime();
-        } else if (!parser.isReadingHead()) {
-            timeoutNanos = timeouts.idle().toNanos();
-        } else {
-            if (headDeadline == 0) headDeadline = System.nanoTime() + timeouts.headRead().toNanos();
-            timeoutNanos = headDeadline - System.nanoTime();
-        }
+        long timeoutNanos = switch (wait) {
+            case IDLE -> idleDeadline - System.nanoTime();
+            case HEAD -> {
+                if (headDeadline == 0) headDeadline = System.nanoTime() + wait.timeoutNanos(timeouts);
+                yield headDeadline - System.nanoTime();
+            }
+            default -> wait.timeoutNanos(timeouts); // a body: each read that made progress restarts it
+        };
         if (!in.hasRemaining()) throw new IllegalStateException("read buffer full while the parser needs more");
         try {
             socket.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
@@ -206,14 +197,13 @@ final class BlockingConnection {
             return true;
         } catch (SocketTimeoutException timeout) {
             if (betweenRequests) closeLingering();
-            else if (parser.isReadingHead()) respondAndClose(Responses.error(408, "request head not received within " + timeouts.headRead().toMillis() + " ms"));
-            else respondAndClose(Responses.error(408, "request body stalled for " + timeouts.idle().toMillis() + " ms"));
+            else respondAndClose(wait.onExpiry(timeouts));
             return false;
         }
     }
 
     private void respondAndClose(Response response) throws IOException {
-        Http1Writer.writeFixed(out, response, false, true, false);
+        ResponsePlan.closing(response).write(out, response);
         out.writeTo(output);
         closeLingering();
     }
@@ -221,53 +211,37 @@ final class BlockingConnection {
     /** Flush, shut down output, drain input briefly, close: the client always receives the last response. */
     private void closeLingering() throws IOException {
         output.flush();
-        socket.shutdownOutput();
-        long deadline = System.nanoTime() + context.options().timeouts().lingerDrain().toNanos();
-        byte[] scratch = in.array();
-        long drained = 0;
-        try {
-            while (drained <= MAX_LINGER_DRAIN_BYTES) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) break;
-                socket.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-                int n = input.read(scratch);
-                if (n < 0) break;
-                drained += n;
-            }
-        } catch (SocketTimeoutException timeout) {
-            LOG.debug("linger_timeout", "id", id);
-        }
+        long drainTime = Wait.LINGER.timeoutNanos(context.options().timeouts());
+        if (!LingeringDrain.shutdownAndDrain(socket, input, in.array(), drainTime)) LOG.debug("linger_cut_short", "id", id);
         closeQuietly();
     }
 
     /** Sends a streamed body chunk by chunk, pulling one item at a time. */
-    private void streamBody(Response response, boolean chunked, boolean close) throws IOException {
-        Http1Writer.writeHead(out, response, chunked ? Http1Writer.BodyFraming.CHUNKED : Http1Writer.BodyFraming.UNTIL_CLOSE,
-                -1, close, false);
+    private void streamBody(Response response, ResponsePlan plan) throws IOException {
+        plan.write(out, response);
         out.writeTo(output);
         BlockingSubscriber subscriber = new BlockingSubscriber();
         response.stream().subscribe(subscriber);
         try {
-            sendItems(subscriber, chunked);
+            sendItems(subscriber, plan);
         } catch (IOException e) {
             subscriber.cancel();
             throw e;
         }
     }
 
-    private void sendItems(BlockingSubscriber subscriber, boolean chunked) throws IOException {
+    private void sendItems(BlockingSubscriber subscriber, ResponsePlan plan) throws IOException {
         while (true) {
             Object signal = subscriber.next();
             if (signal instanceof byte[] item) {
-                if (chunked) Http1Writer.writeChunk(out, item);
-                else out.put(item);
+                plan.writeItem(out, item);
                 out.writeTo(output);
                 subscriber.request();
             } else if (signal instanceof Throwable failure) {
                 LOG.warn("response_stream_failed", "id", id, "cause", failure);
                 throw new IOException("response stream failed", failure); // a truncated body, never a false end
             } else {
-                if (chunked) Http1Writer.writeLastChunk(out);
+                plan.writeEnd(out);
                 out.writeTo(output);
                 return;
             }
@@ -301,7 +275,7 @@ final class BlockingConnection {
 
         @Override
         public void write(byte[] bytes, int offset, int length) throws IOException {
-            long idle = context.options().timeouts().idle().toNanos();
+            long idle = Wait.WRITE.timeoutNanos(context.options().timeouts());
             try {
                 while (length > 0) {
                     int n = Math.min(length, SLICE);

@@ -49,9 +49,6 @@ final class NioConnection implements IoHandler, Dispatcher.Upgradable {
 
     private enum State { READING, HANDLING, STREAMING, CLOSING, LINGERING, UPGRADED, CLOSED }
 
-    /** What the connection waits for, and so which timeout applies. */
-    private enum Wait { NONE, IDLE, HEAD, BODY, WRITE, LINGER }
-
     private final long id;
     private final SocketChannel channel;
     private final LoopConnections home;
@@ -165,10 +162,7 @@ final class NioConnection implements IoHandler, Dispatcher.Upgradable {
         }
         if (wait == Wait.NONE || now - deadline < 0) return;
         switch (wait) {
-            case HEAD -> respondAndClose(Responses.error(408, "request head not received within "
-                    + home.context().options().timeouts().headRead().toMillis() + " ms"));
-            case BODY -> respondAndClose(Responses.error(408, "request body stalled for "
-                    + home.context().options().timeouts().idle().toMillis() + " ms"));
+            case HEAD, BODY -> respondAndClose(wait.onExpiry(home.context().options().timeouts()));
             case IDLE -> closeLingering();
             case WRITE, LINGER -> close();
             case NONE -> { }
@@ -263,24 +257,15 @@ final class NioConnection implements IoHandler, Dispatcher.Upgradable {
             if (response.isStreamed()) DiscardingSubscriber.discard(response.stream()); // closed while the handler ran
             return;
         }
-        Request request = current;
+        ResponsePlan plan = ResponsePlan.of(current, response, home.context().isStopping());
         current = null;
-        boolean close = !request.keepAlive() || response.closesConnection() || home.context().isStopping();
-        boolean head = request.method().equals("HEAD");
-        Http1Writer.BodyFraming framing = Http1Writer.streamFraming(response.status(), request.isHttp11());
-        if (response.isStreamed() && (head || framing == Http1Writer.BodyFraming.NONE)) {
-            // The head a GET would get and no body; the publisher is told nobody will read it.
-            close |= framing == Http1Writer.BodyFraming.UNTIL_CLOSE;
-            Http1Writer.writeHead(out, response, framing, -1, close, !request.isHttp11());
-            DiscardingSubscriber.discard(response.stream());
-            finishExchange(close);
-        } else if (response.isStreamed()) {
-            stream = new ResponseStream(this, response, request, close);
+        if (plan.streamsBody()) {
+            stream = new ResponseStream(this, response, plan);
             state = State.STREAMING;
             stream.start();
         } else {
-            Http1Writer.writeFixed(out, response, head, close, !request.isHttp11());
-            finishExchange(close);
+            plan.write(out, response);
+            finishExchange(plan.close());
         }
     }
 
@@ -325,7 +310,7 @@ final class NioConnection implements IoHandler, Dispatcher.Upgradable {
     }
 
     private void respondAndClose(Response response) {
-        Http1Writer.writeFixed(out, response, false, true, false);
+        ResponsePlan.closing(response).write(out, response);
         current = null;
         state = State.CLOSING;
         if (!processing) processInput();
@@ -458,9 +443,7 @@ final class NioConnection implements IoHandler, Dispatcher.Upgradable {
         }
         if (!out.isEmpty()) waitFor(Wait.WRITE, false);
         else if (state != State.READING) waitFor(Wait.NONE, false);
-        else if (!parser.isReadingHead()) waitFor(Wait.BODY, false);
-        else if (in == null && parser.isBetweenRequests()) waitFor(Wait.IDLE, false);
-        else waitFor(Wait.HEAD, false);
+        else waitFor(Wait.forReading(parser, in != null), false);
         updateInterest();
     }
 
@@ -480,14 +463,7 @@ final class NioConnection implements IoHandler, Dispatcher.Upgradable {
         if (next == wait && !refresh) return;
         wait = next;
         if (next == Wait.NONE) return;
-        var timeouts = home.context().options().timeouts();
-        long timeout = switch (next) {
-            case NONE -> throw new AssertionError("no deadline without a wait");
-            case IDLE, BODY, WRITE -> timeouts.idle().toNanos();
-            case HEAD -> timeouts.headRead().toNanos();
-            case LINGER -> timeouts.lingerDrain().toNanos();
-        };
-        deadline = loop.nanoTime() + timeout;
+        deadline = loop.nanoTime() + next.timeoutNanos(home.context().options().timeouts());
     }
 
     @Override

@@ -1,9 +1,7 @@
 package keel.http.server;
 
 import keel.core.log.Log;
-import keel.http.Request;
 import keel.http.Response;
-import keel.http.codec.Http1Writer;
 
 import java.util.concurrent.Flow;
 import java.util.concurrent.RejectedExecutionException;
@@ -18,25 +16,22 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
 
     private final NioConnection connection;
     private final Response response;
-    private final boolean chunked;
-    private final boolean close;
+    private final ResponsePlan plan;
     private Flow.Subscription subscription;
     private boolean demanded;
     private boolean done;
     private boolean requesting;
     private boolean requestAgain;
 
-    ResponseStream(NioConnection connection, Response response, Request request, boolean close) {
+    /** {@code plan} streams the body: chunked, or until the connection closes for an HTTP/1.0 client. */
+    ResponseStream(NioConnection connection, Response response, ResponsePlan plan) {
         this.connection = connection;
         this.response = response;
-        // An HTTP/1.0 client cannot read chunks: the body then ends when the connection closes.
-        this.chunked = Http1Writer.streamFraming(response.status(), request.isHttp11()) == Http1Writer.BodyFraming.CHUNKED;
-        this.close = close || !chunked;
+        this.plan = plan;
     }
 
     void start() {
-        Http1Writer.writeHead(connection.out(), response,
-                chunked ? Http1Writer.BodyFraming.CHUNKED : Http1Writer.BodyFraming.UNTIL_CLOSE, -1, close, false);
+        plan.write(connection.out(), response);
         connection.afterStreamWrite();
         response.stream().subscribe(this);
     }
@@ -58,8 +53,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
         onLoop(null, () -> {
             if (done) return;
             demanded = false;
-            if (chunked) Http1Writer.writeChunk(connection.out(), item);
-            else connection.out().put(item);
+            plan.writeItem(connection.out(), item);
             connection.afterStreamWrite();
             resume();
         });
@@ -80,8 +74,8 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
         onLoop(null, () -> {
             if (done) return;
             done = true;
-            if (chunked) Http1Writer.writeLastChunk(connection.out());
-            connection.finishExchange(close);
+            plan.writeEnd(connection.out());
+            connection.finishExchange(plan.close());
         });
     }
 

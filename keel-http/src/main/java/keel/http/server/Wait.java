@@ -1,0 +1,52 @@
+package keel.http.server;
+
+import keel.http.Response;
+import keel.http.codec.Http1Parser;
+
+/**
+ * What a connection waits for, and so which timeout applies and how its expiry is answered; the
+ * same for both transports.
+ */
+enum Wait {
+    /** Nothing: a handler runs, or the connection is closed. No deadline. */
+    NONE,
+    /** The first byte of the next request: the idle timeout; on expiry a lingering close, no response. */
+    IDLE,
+    /** The rest of a head that started: the head-read timeout from its first byte; on expiry a 408. */
+    HEAD,
+    /** A request body: the idle timeout, restarted by every read that makes progress; on expiry a 408. */
+    BODY,
+    /** The client to take queued output: the idle timeout, restarted by progress; on expiry the connection closes. */
+    WRITE,
+    /** The client's FIN during a lingering close: the drain time; on expiry the connection closes. */
+    LINGER;
+
+    /**
+     * The wait while the connection reads a request.
+     *
+     * @param inputBuffered true when unparsed bytes of the next request are held (a head has started)
+     */
+    static Wait forReading(Http1Parser parser, boolean inputBuffered) {
+        if (!parser.isReadingHead()) return BODY;
+        if (!inputBuffered && parser.isBetweenRequests()) return IDLE;
+        return HEAD;
+    }
+
+    long timeoutNanos(ServerOptions.Timeouts timeouts) {
+        return switch (this) {
+            case NONE -> throw new IllegalStateException("no deadline without a wait");
+            case IDLE, BODY, WRITE -> timeouts.idle().toNanos();
+            case HEAD -> timeouts.headRead().toNanos();
+            case LINGER -> timeouts.lingerDrain().toNanos();
+        };
+    }
+
+    /** The 408 that answers an expired wait for a head or a body; the other waits end without a response. */
+    Response onExpiry(ServerOptions.Timeouts timeouts) {
+        return switch (this) {
+            case HEAD -> Responses.error(408, "request head not received within " + timeouts.headRead().toMillis() + " ms");
+            case BODY -> Responses.error(408, "request body stalled for " + timeouts.idle().toMillis() + " ms");
+            case NONE, IDLE, WRITE, LINGER -> throw new IllegalStateException("no response answers an expired " + this + " wait");
+        };
+    }
+}
