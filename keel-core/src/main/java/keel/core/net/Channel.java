@@ -92,6 +92,11 @@ public final class Channel implements IoHandler {
     private boolean writable = true;
     private boolean delivering;
     private boolean deliverAgain;
+    /** True while a write-ready event flushes: the protocol hears of the flush from that event. */
+    private boolean inWriteEvent;
+    private boolean writableNoticeQueued;
+    /** True while the protocol reads {@link #in} (read mode). */
+    private boolean inputFlipped;
     private long bytesWritten;
     /** The protocol's deadline, or {@link #NONE}. */
     private long deadline = NONE;
@@ -200,9 +205,24 @@ public final class Channel implements IoHandler {
         flush();
     }
 
+    /**
+     * Reads what has arrived now, without waiting for the poller to report it (a pooled connection
+     * checked before reuse sees a FIN or stray bytes here); false when the channel is no longer open.
+     */
+    public boolean readNow() {
+        if (state != State.OPEN) return false;
+        try {
+            onReadable();
+        } catch (IOException | RuntimeException e) {
+            closeWith(e);
+        }
+        return state == State.OPEN;
+    }
+
     /** True when input that the protocol has not consumed is buffered (plain text, or TLS records not yet opened). */
     public boolean hasBufferedInput() {
-        return (in != null && in.position() > 0) || (tls != null && tls.hasBufferedInput());
+        boolean plain = in != null && (inputFlipped ? in.hasRemaining() : in.position() > 0);
+        return plain || (tls != null && tls.hasBufferedInput());
     }
 
     /** True while the channel carries bytes both ways (not connecting, handshaking or closing). */
@@ -380,8 +400,33 @@ public final class Channel implements IoHandler {
     }
 
     private void onWritable() {
-        flush();
+        inWriteEvent = true;
+        try {
+            flush();
+        } finally {
+            inWriteEvent = false;
+        }
         if (state == State.OPEN || state == State.CLOSING) protocol.onWritten(this);
+    }
+
+    /**
+     * Output fell under the low water mark in a flush the protocol made itself: it hears of it from a
+     * task, never from inside its own call.
+     */
+    private void noticeWritableLater() {
+        if (writableNoticeQueued) return;
+        writableNoticeQueued = true;
+        try {
+            loop.execute(() -> {
+                writableNoticeQueued = false;
+                if (state == State.OPEN || state == State.CLOSING) {
+                    protocol.onWritten(this);
+                    flush();
+                }
+            });
+        } catch (RejectedExecutionException stopping) {
+            writableNoticeQueued = false; // the loop closes its channels
+        }
     }
 
     private void onReadable() throws IOException {
@@ -440,9 +485,11 @@ public final class Channel implements IoHandler {
                 if (in != null && in.position() > 0 && state == State.OPEN && !inputPaused) {
                     int before = in.position();
                     in.flip();
+                    inputFlipped = true;
                     try {
                         protocol.onInput(this, in);
                     } finally {
+                        inputFlipped = false;
                         compactInput();
                     }
                     boolean consumed = in == null || in.position() < before;
@@ -513,8 +560,10 @@ public final class Channel implements IoHandler {
 
     private void afterWrite() {
         long pending = pendingOutput();
-        if (!writable && pending <= settings.lowWaterMark()) writable = true;
-        else if (writable && pending >= settings.highWaterMark()) writable = false;
+        if (!writable && pending <= settings.lowWaterMark()) {
+            writable = true;
+            if (!inWriteEvent) noticeWritableLater();
+        } else if (writable && pending >= settings.highWaterMark()) writable = false;
         if (pending == 0) {
             lastWriteProgress = NONE;
             if (state == State.CLOSING && (tls == null || tls.closeOutbound())) startLingering();

@@ -34,7 +34,10 @@ public interface Protocol {
         channel.closeAfterFlush();
     }
 
-    /** The channel wrote queued output on a write-ready event: sends may have completed, {@link Channel#isWritable} may be true again. */
+    /**
+     * Queued output moved: the channel wrote on a write-ready event, or output fell under the low water
+     * mark. Sends may have completed, and {@link Channel#isWritable} may be true again.
+     */
     default void onWritten(Channel channel) {
     }
 

@@ -1,23 +1,19 @@
 package keel.http.client;
 
-import keel.core.buffer.WriteQueue;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
-import keel.core.loop.IoHandler;
-import keel.core.loop.Timer;
+import keel.core.net.Channel;
+import keel.core.net.Protocol;
 import keel.http.codec.Http1ResponseParser;
 import keel.http.codec.ResponseEvent;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.SocketChannel;
-import java.util.concurrent.TimeUnit;
 
 /**
- * One TCP connection to a host, owned by one event loop for life (every method runs on that loop).
+ * The client exchange on one {@link Channel} to a host: a pooled connection, owned by one event loop
+ * for life (every method runs on that loop).
  *
  * <pre>
  *   CONNECTING ──connected──► IDLE ──exchange──► BUSY ──response ended, keep-alive, nothing left over──┐
@@ -30,35 +26,26 @@ import java.util.concurrent.TimeUnit;
  * While idle it keeps reading: a server that closes an idle connection (its keep-alive timeout) is
  * seen at once and the connection leaves the pool; {@link #isReusable} checks once more on acquire.
  */
-final class ClientConnection implements IoHandler {
+final class ClientConnection implements Protocol {
     private static final Log LOG = Log.of(ClientConnection.class);
 
     private enum State { CONNECTING, IDLE, BUSY, CLOSED }
 
     private final HostPool pool;
-    private final EventLoop loop;
-    private final SocketChannel channel;
     private final Http1ResponseParser parser;
-    private final WriteQueue out;
     private final long createdAt;
-    private SelectionKey key;
-    private ByteBuffer in;
+    private Channel channel;
     private State state = State.CONNECTING;
-    private Timer connectTimer;
     private Call.Attempt exchange;
     private int exchanges;
     private long idleSince;
-    private int interest;
     /** True while a streamed body's subscriber wants no more bytes: reading pauses. */
     private boolean readPaused;
 
-    ClientConnection(HostPool pool) throws IOException {
+    ClientConnection(HostPool pool) {
         this.pool = pool;
-        this.loop = pool.loop();
-        this.channel = SocketChannel.open();
         this.parser = new Http1ResponseParser(pool.parserLimits());
-        this.out = new WriteQueue(pool.buffers());
-        this.createdAt = loop.nanoTime();
+        this.createdAt = pool.loop().nanoTime();
     }
 
     /** The one place the state changes; each state has the predecessors the diagram allows. */
@@ -75,42 +62,31 @@ final class ClientConnection implements IoHandler {
     /** Starts connecting; {@code attempt} gets the connection, or the failure. */
     void connect(InetSocketAddress address, Call.Attempt attempt) {
         exchange = attempt;
-        try {
-            channel.configureBlocking(false);
-            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            key = loop.register(channel, 0, this);
-            var timeout = pool.options().connectTimeout();
-            connectTimer = loop.schedule(timeout.toNanos(), TimeUnit.NANOSECONDS,
-                    () -> fail(new ClientTimeoutException(ClientTimeoutException.Kind.CONNECT, timeout, pool.name())));
-            if (channel.connect(address)) onConnected();
-            else setInterest(SelectionKey.OP_CONNECT);
-        } catch (IOException | RuntimeException e) {
-            fail(connectFailure(e));
-        }
+        Channel.connect(address, pool.loop(), pool.channelSettings(), pool.newTlsEngine(), this, closed -> { });
     }
 
-    private void finishConnect() {
-        try {
-            if (!channel.finishConnect()) return;
-        } catch (IOException e) {
-            fail(connectFailure(e));
-            return;
-        }
-        onConnected();
+    @Override
+    public void onAttach(Channel attached) {
+        channel = attached;
+        channel.deadlineAfter(pool.options().connectTimeout().toNanos());
     }
 
-    private ConnectionFailedException connectFailure(Exception cause) {
-        return new ConnectionFailedException("cannot connect to " + pool.name() + ": " + cause.getMessage(), cause);
-    }
-
-    private void onConnected() {
-        connectTimer.cancel();
+    @Override
+    public void onOpen(Channel open) {
+        channel.clearDeadline();
         Call.Attempt attempt = exchange;
         exchange = null;
         moveTo(State.IDLE);
-        idleSince = loop.nanoTime();
-        setInterest(SelectionKey.OP_READ);
+        idleSince = pool.loop().nanoTime();
         pool.onConnected(this, attempt);
+    }
+
+    @Override
+    public void onDeadline(Channel from) {
+        if (state == State.CONNECTING) {
+            var timeout = pool.options().connectTimeout();
+            fail(new ClientTimeoutException(ClientTimeoutException.Kind.CONNECT, timeout, pool.name()));
+        }
     }
 
     /** Sends {@code attempt}'s request on this idle connection. */
@@ -120,68 +96,29 @@ final class ClientConnection implements IoHandler {
         exchanges++;
         parser.expect(attempt.isHead());
         try {
-            RequestEncoder.encode(attempt.request(), out);
-            flush();
-        } catch (IOException | RuntimeException e) {
+            RequestEncoder.encode(attempt.request(), channel.out());
+        } catch (RuntimeException e) {
             fail(e);
             return;
         }
-        updateInterest();
+        channel.flush();
+        onWritten(channel);
     }
 
-    // ---- events ----------------------------------------------------------------------------------
-
+    /** The request is written once nothing waits in the channel. */
     @Override
-    public void onReady(SelectionKey readyKey, int ready) {
-        try {
-            if ((ready & SelectionKey.OP_CONNECT) != 0) {
-                finishConnect();
-                return;
-            }
-            if ((ready & SelectionKey.OP_WRITE) != 0) flush();
-            if ((ready & SelectionKey.OP_READ) != 0) onReadable();
-            updateInterest();
-        } catch (IOException | RuntimeException e) {
-            fail(e);
-        }
+    public void onWritten(Channel from) {
+        if (exchange != null && !channel.hasPendingOutput()) exchange.onRequestWritten();
     }
 
     @Override
-    public void onClosedByLoop() {
-        fail(new HttpClientException("event loop " + loop.name() + " stopped"));
-    }
-
-    private void onReadable() throws IOException {
-        if (in == null) in = pool.buffers().acquire();
-        int n = channel.read(in);
-        if (n < 0) {
-            onEndOfInput();
-            return;
-        }
+    public void onInput(Channel from, ByteBuffer in) {
         if (state != State.BUSY) {
             // A server must not answer what was not asked: the connection can no longer be trusted.
-            LOG.debug("unexpected_bytes", "host", pool.name(), "bytes", n);
+            LOG.debug("unexpected_bytes", "host", pool.name(), "bytes", in.remaining());
             close();
             return;
         }
-        parseBuffered();
-    }
-
-    /** Parses what the read buffer holds, then keeps what is left for the next read (or frees the buffer). */
-    private void parseBuffered() {
-        in.flip();
-        try {
-            processInput();
-        } finally {
-            if (in != null) {
-                in.compact();
-                if (in.position() == 0) releaseInput();
-            }
-        }
-    }
-
-    /** Hands parsed events to the exchange until the buffer is used up, the response ends, or reading pauses. */
-    private void processInput() {
         while (state == State.BUSY && !readPaused) {
             ResponseEvent event = parser.parse(in);
             switch (event) {
@@ -204,10 +141,10 @@ final class ClientConnection implements IoHandler {
     private void onEnd() {
         Call.Attempt attempt = exchange;
         exchange = null;
-        boolean clean = (in == null || !in.hasRemaining()) && out.isEmpty();
+        boolean clean = !channel.hasBufferedInput() && !channel.hasPendingOutput();
         if (attempt.keepAlive() && clean && !pool.isClosed()) {
             moveTo(State.IDLE);
-            idleSince = loop.nanoTime();
+            idleSince = pool.loop().nanoTime();
             pool.release(this);
         } else {
             close();
@@ -215,7 +152,8 @@ final class ClientConnection implements IoHandler {
         attempt.onEnd();
     }
 
-    private void onEndOfInput() {
+    @Override
+    public void onEndOfInput(Channel from) {
         if (state != State.BUSY) {
             close();
             return;
@@ -232,39 +170,38 @@ final class ClientConnection implements IoHandler {
         fail(new ConnectionFailedException(reason + " (" + pool.name() + ")", null));
     }
 
+    /** Closed by the channel (an I/O error, a refused connect, a failed TLS handshake, a stopped loop). */
+    @Override
+    public void onClosed(Channel from, Throwable cause) {
+        if (state == State.CLOSED) return;
+        fail(cause != null ? cause : new ConnectionFailedException("connection closed (" + pool.name() + ")", null));
+    }
+
     // ---- flow control for streamed bodies ---------------------------------------------------------
 
     /** The subscriber of a streamed body has no demand: stop reading (the peer slows down by TCP flow control). */
     void pauseReading() {
         readPaused = true;
-        updateInterest();
+        channel.pauseInput();
     }
 
     /** Demand is back: parse what is buffered, then read again. */
     void resumeReading() {
         if (!readPaused || state != State.BUSY) return;
         readPaused = false;
-        if (in != null) parseBuffered();
-        updateInterest();
+        channel.resumeInput();
     }
 
     // ---- pool checks -----------------------------------------------------------------------------
 
     /**
      * An idle connection is reused only if it is young enough and the server has not closed it: a
-     * non-blocking read sees the FIN (or stray bytes) that select may not have reported yet.
+     * read now sees the FIN (or stray bytes) that the poller may not have reported yet.
      */
     boolean isReusable(long now) {
-        if (state != State.IDLE || !channel.isOpen() || isExpired(now)) return false;
+        if (state != State.IDLE || isExpired(now)) return false;
         if (now - idleSince >= pool.options().pool().maxIdleTime().toNanos()) return false;
-        ByteBuffer probe = pool.buffers().acquire();
-        try {
-            return channel.read(probe) == 0;
-        } catch (IOException e) {
-            return false;
-        } finally {
-            pool.buffers().release(probe);
-        }
+        return channel.readNow() && state == State.IDLE;
     }
 
     boolean isExpired(long now) {
@@ -281,22 +218,24 @@ final class ClientConnection implements IoHandler {
         return exchanges > 0;
     }
 
-    // ---- writing and closing ---------------------------------------------------------------------
-
-    private void flush() throws IOException {
-        if (!out.isEmpty()) out.writeTo(channel);
-        if (out.isEmpty() && exchange != null) exchange.onRequestWritten();
-    }
+    // ---- closing ---------------------------------------------------------------------------------
 
     /** Fails the exchange in progress (if any) and closes. */
     void fail(Throwable failure) {
         Call.Attempt attempt = exchange;
         boolean beforeResponse = parser.isBeforeResponse();
+        boolean wasConnecting = state == State.CONNECTING;
         exchange = null;
         close();
         if (attempt == null) return;
-        Throwable reported = failure instanceof IOException && !(failure instanceof HttpClientException)
-                ? new ConnectionFailedException(failure.getMessage() + " (" + pool.name() + ")", failure) : failure;
+        Throwable reported;
+        if (wasConnecting && !(failure instanceof HttpClientException)) {
+            reported = new ConnectionFailedException("cannot connect to " + pool.name() + ": " + failure.getMessage(), failure);
+        } else if (failure instanceof IOException && !(failure instanceof HttpClientException)) {
+            reported = new ConnectionFailedException(failure.getMessage() + " (" + pool.name() + ")", failure);
+        } else {
+            reported = failure;
+        }
         attempt.onFailed(reported, beforeResponse);
     }
 
@@ -305,49 +244,17 @@ final class ClientConnection implements IoHandler {
         if (state == State.CLOSED) return;
         boolean wasConnecting = state == State.CONNECTING;
         moveTo(State.CLOSED);
-        if (connectTimer != null) connectTimer.cancel();
-        if (key != null) key.cancel();
-        try {
-            channel.close();
-        } catch (IOException e) {
-            LOG.debug("close_failed", "host", pool.name(), "cause", e);
-        }
-        out.clear();
-        releaseInput();
+        channel.close();
         pool.onClosed(this, wasConnecting);
     }
 
     /** For a task that could not reach the loop (it stopped): the socket closes, the loop's shutdown does the rest. */
     void closeFromAnyThread() {
-        try {
-            channel.close();
-        } catch (IOException e) {
-            LOG.debug("close_failed", "host", pool.name(), "cause", e);
-        }
-    }
-
-    private void releaseInput() {
-        if (in == null) return;
-        pool.buffers().release(in);
-        in = null;
-    }
-
-    private void updateInterest() {
-        if (state == State.CLOSED || state == State.CONNECTING) return;
-        int wanted = readPaused ? 0 : SelectionKey.OP_READ;
-        if (!out.isEmpty()) wanted |= SelectionKey.OP_WRITE;
-        setInterest(wanted);
-    }
-
-    private void setInterest(int wanted) {
-        if (wanted != interest && key.isValid()) {
-            key.interestOps(wanted);
-            interest = wanted;
-        }
+        channel.closeFromAnyThread();
     }
 
     EventLoop loop() {
-        return loop;
+        return pool.loop();
     }
 
     @Override

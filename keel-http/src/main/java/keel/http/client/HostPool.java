@@ -6,7 +6,6 @@ import keel.core.loop.EventLoop;
 import keel.core.loop.Timer;
 import keel.http.codec.Http1ResponseParser;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.Iterator;
@@ -103,7 +102,7 @@ final class HostPool {
             }
             try {
                 new ClientConnection(this).connect(new InetSocketAddress(address, port), attempt);
-            } catch (IOException e) {
+            } catch (java.io.UncheckedIOException e) {
                 open--;
                 attempt.onAcquireFailed(new HttpClientException("cannot open a socket to " + name, e));
                 serveWaiters();
@@ -222,6 +221,15 @@ final class HostPool {
 
     ClientOptions options() {
         return home.options();
+    }
+
+    /** A client-mode TLS engine for a new connection to this host, or null for plain HTTP. */
+    javax.net.ssl.SSLEngine newTlsEngine() {
+        return null;
+    }
+
+    keel.core.net.Channel.Settings channelSettings() {
+        return home.channelSettings();
     }
 
     Http1ResponseParser.Limits parserLimits() {

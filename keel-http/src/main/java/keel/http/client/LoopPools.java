@@ -3,8 +3,11 @@ package keel.http.client;
 import keel.core.buffer.BufferPool;
 import keel.core.loop.EventLoop;
 import keel.core.loop.Timer;
+import keel.core.net.Channel;
+import keel.core.net.ChannelObserver;
 import keel.http.codec.Http1ResponseParser;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -13,12 +16,15 @@ import java.util.concurrent.TimeUnit;
 /** What a client keeps on one event loop: a pool per host and a buffer pool. Confined to the loop. */
 final class LoopPools {
     private static final int MAX_POOLED_BUFFERS = 64;
+    private static final int HIGH_WATER_MARK = 64 * 1024;
+    private static final int LOW_WATER_MARK = 32 * 1024;
 
     private final EventLoop loop;
     private final ClientOptions options;
     private final Resolver resolver;
     private final BufferPool buffers;
     private final Http1ResponseParser.Limits parserLimits;
+    private final Channel.Settings channelSettings;
     private final Map<String, HostPool> pools = new HashMap<>();
     /** Calls waiting out a retry delay, failed at once if the client closes meanwhile. */
     private final Map<Call, Timer> retrying = new HashMap<>();
@@ -31,6 +37,10 @@ final class LoopPools {
         // Twice the largest head, so a head over the limit always shows as one (a buffer the head fills would stall).
         this.buffers = new BufferPool(Math.max(16 * 1024, 2 * options.maxResponseHeadSize()), MAX_POOLED_BUFFERS);
         this.parserLimits = new Http1ResponseParser.Limits(options.maxResponseHeadSize(), 100);
+        // A client reads while its request is still being written: the server may answer early (a 413).
+        // Calls carry their own timeouts, so a write has no bound of its own.
+        this.channelSettings = new Channel.Settings(buffers, null, HIGH_WATER_MARK, LOW_WATER_MARK, Duration.ZERO,
+                Duration.ofSeconds(2), Duration.ofSeconds(10), true, ChannelObserver.NONE);
     }
 
     HostPool pool(String host, int port) {
@@ -104,6 +114,10 @@ final class LoopPools {
 
     BufferPool buffers() {
         return buffers;
+    }
+
+    Channel.Settings channelSettings() {
+        return channelSettings;
     }
 
     Http1ResponseParser.Limits parserLimits() {

@@ -3,6 +3,8 @@ package keel.http.client;
 import keel.core.buffer.BufferPool;
 import keel.core.loop.EventLoop;
 import keel.core.loop.LoopGroup;
+import keel.core.net.Channel;
+import keel.core.net.ChannelObserver;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
 import keel.http.ws.WsListener;
@@ -12,7 +14,6 @@ import keel.http.ws.WsSession;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.nio.channels.SocketChannel;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.IdentityHashMap;
@@ -51,7 +52,7 @@ public final class WebSocketClient implements AutoCloseable {
     private final LoopGroup loops;
     private final boolean ownsLoops;
     private final WsConnection.Settings settings;
-    private final Map<EventLoop, BufferPool> buffers = new IdentityHashMap<>();
+    private final Map<EventLoop, Channel.Settings> channelSettings = new IdentityHashMap<>();
     private final SecureRandom random = new SecureRandom();
     private final AtomicLong ids = new AtomicLong();
 
@@ -63,9 +64,11 @@ public final class WebSocketClient implements AutoCloseable {
     private WebSocketClient(LoopGroup loops, WsOptions options, boolean ownsLoops) {
         this.loops = Objects.requireNonNull(loops, "loops");
         this.ownsLoops = ownsLoops;
-        this.settings = new WsConnection.Settings(Objects.requireNonNull(options, "options"), HIGH_WATER_MARK, LOW_WATER_MARK,
-                Duration.ofSeconds(2));
-        for (EventLoop loop : loops.loops()) buffers.put(loop, new BufferPool(16 * 1024, 64));
+        this.settings = new WsConnection.Settings(Objects.requireNonNull(options, "options"), HIGH_WATER_MARK, LOW_WATER_MARK);
+        for (EventLoop loop : loops.loops()) {
+            channelSettings.put(loop, new Channel.Settings(new BufferPool(16 * 1024, 64), null, HIGH_WATER_MARK, LOW_WATER_MARK,
+                    Duration.ZERO, Duration.ofSeconds(2), HANDSHAKE_TIMEOUT, false, ChannelObserver.NONE));
+        }
         WsHandshake.prepare(); // the loops check accept keys: load SHA-1 here, not on a loop
         random.nextInt(); // seeds the generator here too (keys and masks are drawn on the loops)
     }
@@ -99,28 +102,13 @@ public final class WebSocketClient implements AutoCloseable {
         InetSocketAddress address = new InetSocketAddress(uri.getHost(), uri.getPort() < 0 ? 80 : uri.getPort());
         if (address.isUnresolved()) return CompletableFuture.failedFuture(new IOException("cannot resolve " + uri.getHost()));
         EventLoop loop = loops.next();
-        SocketChannel channel = null;
+        var handshake = new WsClientHandshake(ids.incrementAndGet(), uri, List.copyOf(subprotocols), listener, random, settings, opened);
         try {
-            channel = SocketChannel.open();
-            channel.configureBlocking(false);
-            channel.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
-            var handshake = new WsClientHandshake(ids.incrementAndGet(), uri, List.copyOf(subprotocols), listener, random,
-                    settings, channel, loop, buffers.get(loop), opened);
-            loop.execute(() -> handshake.start(address));
-        } catch (IOException | RejectedExecutionException e) {
-            closeQuietly(channel, e);
+            loop.execute(() -> handshake.start(address, loop, channelSettings.get(loop), null));
+        } catch (RejectedExecutionException e) {
             opened.completeExceptionally(e);
         }
         return opened;
-    }
-
-    private static void closeQuietly(SocketChannel channel, Exception cause) {
-        if (channel == null) return;
-        try {
-            channel.close();
-        } catch (IOException e) {
-            cause.addSuppressed(e);
-        }
     }
 
     /** Stops the client's own loops (their sessions close at once; close them first for a handshake). */

@@ -1,11 +1,9 @@
 package keel.http.client;
 
-import keel.core.buffer.BufferPool;
-import keel.core.buffer.WriteQueue;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
-import keel.core.loop.IoHandler;
-import keel.core.loop.Timer;
+import keel.core.net.Channel;
+import keel.core.net.Protocol;
 import keel.http.Headers;
 import keel.http.Request;
 import keel.http.ws.WsConnection;
@@ -17,21 +15,19 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.random.RandomGenerator;
+import javax.net.ssl.SSLEngine;
 
 /**
- * The client side of the opening handshake, on the connection's loop: connect, send the upgrade
- * request, read the answer head, check it (RFC 6455 §4.1), then hand the socket to a
- * {@link WsConnection}. Loop thread only.
+ * The client side of the opening handshake, a {@link Protocol} on the connection's channel: connect,
+ * send the upgrade request, read the answer head, check it (RFC 6455 §4.1), then switch the channel
+ * to a {@link WsConnection}. Loop thread only.
  */
-final class WsClientHandshake implements IoHandler {
+final class WsClientHandshake implements Protocol {
     private static final Log LOG = Log.of(WsClientHandshake.class);
 
     private final long id;
@@ -40,91 +36,78 @@ final class WsClientHandshake implements IoHandler {
     private final WsListener listener;
     private final RandomGenerator random;
     private final WsConnection.Settings settings;
-    private final SocketChannel channel;
-    private final EventLoop loop;
-    private final BufferPool buffers;
     private final CompletableFuture<WsSession> opened;
-    private final WriteQueue out;
     private final String key;
-    private SelectionKey selectionKey;
-    private ByteBuffer in;
-    private Timer timeout;
+    private Channel channel;
 
     WsClientHandshake(long id, URI uri, List<String> subprotocols, WsListener listener, RandomGenerator random,
-                      WsConnection.Settings settings, SocketChannel channel, EventLoop loop, BufferPool buffers,
-                      CompletableFuture<WsSession> opened) {
+                      WsConnection.Settings settings, CompletableFuture<WsSession> opened) {
         this.id = id;
         this.uri = uri;
         this.subprotocols = subprotocols;
         this.listener = listener;
         this.random = random;
         this.settings = settings;
-        this.channel = channel;
-        this.loop = loop;
-        this.buffers = buffers;
         this.opened = opened;
-        this.out = new WriteQueue(buffers);
         this.key = WsHandshake.newKey(random);
     }
 
-    void start(InetSocketAddress address) {
-        try {
-            timeout = loop.schedule(WebSocketClient.HANDSHAKE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS,
-                    () -> fail(new IOException("WebSocket handshake with " + uri + " did not finish within "
-                            + WebSocketClient.HANDSHAKE_TIMEOUT.toSeconds() + " s")));
-            out.putAscii(request());
-            if (channel.connect(address)) {
-                selectionKey = loop.register(channel, SelectionKey.OP_WRITE | SelectionKey.OP_READ, this);
-            } else {
-                selectionKey = loop.register(channel, SelectionKey.OP_CONNECT, this);
-            }
-        } catch (IOException | RuntimeException e) {
-            fail(e);
-        }
+    /** Connects on {@code loop} (its thread), over TLS when {@code engine} is given. */
+    void start(InetSocketAddress address, EventLoop loop, Channel.Settings channelSettings, SSLEngine engine) {
+        Channel.connect(address, loop, channelSettings, engine, this, closed -> { });
     }
 
     @Override
-    public void onReady(SelectionKey readyKey, int ready) {
-        try {
-            if ((ready & SelectionKey.OP_CONNECT) != 0) {
-                channel.finishConnect();
-                readyKey.interestOps(SelectionKey.OP_WRITE | SelectionKey.OP_READ);
-                return;
-            }
-            if ((ready & SelectionKey.OP_WRITE) != 0 && out.writeTo(channel)) readyKey.interestOps(SelectionKey.OP_READ);
-            if ((ready & SelectionKey.OP_READ) != 0) onReadable();
-        } catch (IOException | RuntimeException e) {
-            fail(e);
-        }
+    public void onAttach(Channel attached) {
+        channel = attached;
+        channel.deadlineAfter(WebSocketClient.HANDSHAKE_TIMEOUT.toNanos());
     }
 
     @Override
-    public void onClosedByLoop() {
-        fail(new IOException("event loop stopped during the WebSocket handshake"));
+    public void onOpen(Channel open) {
+        channel.out().putAscii(request());
+        channel.flush();
     }
 
-    private void onReadable() throws IOException {
-        if (in == null) in = buffers.acquire();
-        int n = channel.read(in);
-        if (n < 0) throw new IOException("connection closed during the WebSocket handshake with " + uri);
+    @Override
+    public void onDeadline(Channel from) {
+        fail(new IOException("WebSocket handshake with " + uri + " did not finish within "
+                + WebSocketClient.HANDSHAKE_TIMEOUT.toSeconds() + " s"));
+    }
+
+    @Override
+    public void onEndOfInput(Channel from) {
+        fail(new IOException("connection closed during the WebSocket handshake with " + uri));
+    }
+
+    @Override
+    public void onClosed(Channel from, Throwable cause) {
+        if (!opened.isDone()) opened.completeExceptionally(cause != null ? cause : new IOException("connection closed during the WebSocket handshake"));
+    }
+
+    @Override
+    public void onInput(Channel from, ByteBuffer in) {
         int end = endOfHead(in);
         if (end < 0) {
-            if (!in.hasRemaining()) throw new IOException("handshake answer head larger than " + in.capacity() + " bytes");
+            if (in.limit() == in.capacity()) fail(new IOException("handshake answer head larger than " + in.capacity() + " bytes"));
             return;
         }
-        String head = new String(in.array(), 0, end, StandardCharsets.ISO_8859_1);
-        String subprotocol = check(head);
-        // What followed the head is already WebSocket input: it goes to the connection as its leftover.
-        in.flip().position(end);
-        in.compact();
-        ByteBuffer leftover = in;
-        in = null;
-        timeout.cancel();
+        String head = new String(in.array(), in.arrayOffset() + in.position(), end - in.position(), StandardCharsets.ISO_8859_1);
+        String subprotocol;
+        try {
+            subprotocol = check(head);
+        } catch (IOException e) {
+            fail(e);
+            return;
+        }
+        // What followed the head is already WebSocket input: the channel offers it to the session next.
+        in.position(end);
+        channel.clearDeadline();
         Headers headers = Headers.of("Host", authority());
         Request request = new Request("GET", target(), true, true, headers, new byte[0]);
         var binding = new WsConnection.Binding(listener, request, subprotocol, null, null);
-        var transport = new WsConnection.Transport(channel, selectionKey, loop, buffers, out, leftover);
-        WsConnection connection = WsConnection.start(id, random, binding, settings, transport, () -> { });
+        WsConnection connection = WsConnection.client(id, random, binding, settings);
+        channel.switchTo(connection);
         opened.complete(connection.session());
     }
 
@@ -152,11 +135,10 @@ final class WsClientHandshake implements IoHandler {
         return null;
     }
 
-    /** Index just past the CRLFCRLF that ends the head, or -1. */
+    /** Position just past the CRLFCRLF that ends the head ({@code buffer} in read mode), or -1. */
     private static int endOfHead(ByteBuffer buffer) {
-        byte[] a = buffer.array();
-        for (int i = 3; i < buffer.position(); i++) {
-            if (a[i] == '\n' && a[i - 1] == '\r' && a[i - 2] == '\n' && a[i - 3] == '\r') return i + 1;
+        for (int i = buffer.position() + 3; i < buffer.limit(); i++) {
+            if (buffer.get(i) == '\n' && buffer.get(i - 1) == '\r' && buffer.get(i - 2) == '\n' && buffer.get(i - 3) == '\r') return i + 1;
         }
         return -1;
     }
@@ -184,16 +166,7 @@ final class WsClientHandshake implements IoHandler {
     private void fail(Throwable failure) {
         if (opened.isDone()) return;
         LOG.debug("ws_handshake_failed", "id", id, "uri", uri, "cause", failure);
-        if (timeout != null) timeout.cancel();
-        if (selectionKey != null) selectionKey.cancel();
-        try {
-            channel.close();
-        } catch (IOException e) {
-            LOG.debug("ws_close_failed", "id", id, "cause", e);
-        }
-        out.clear();
-        if (in != null) buffers.release(in);
-        in = null;
         opened.completeExceptionally(failure);
+        channel.close();
     }
 }

@@ -2,6 +2,8 @@ package keel.http.server;
 
 import keel.core.buffer.BufferPool;
 import keel.core.loop.EventLoop;
+import keel.core.net.Channel;
+import keel.http.ws.WsConnection;
 
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -10,36 +12,35 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What one event loop keeps for its connections: their set, a buffer pool, and a sweep timer that
- * applies every connection's timeout. Confined to the loop thread (but {@link NioServer} holds the
- * shared parts). One timer per loop instead of one per request keeps the request path free of timer
- * churn; a timeout fires at most one sweep interval late.
+ * What one event loop keeps for its connections: their channels, the channel settings with the loop's
+ * buffer pools, and a slow sweep that finishes closes begun on other threads (a response that could
+ * not reach an overloaded loop). Each channel keeps its own deadline. Confined to the loop thread
+ * (but {@link NioServer} holds the shared parts).
  */
 final class LoopConnections {
     private static final int PREPARED_BUFFERS = 32;
+    private static final long SWEEP_NANOS = TimeUnit.SECONDS.toNanos(1);
     private final EventLoop loop;
     private final NioServer server;
     private final BufferPool buffers;
-    private final Set<NioConnection> open = new HashSet<>();
-    private final long sweepNanos;
+    private final Channel.Settings channelSettings;
+    private final Set<Channel> open = new HashSet<>();
 
     LoopConnections(EventLoop loop, NioServer server) {
         this.loop = loop;
         this.server = server;
-        this.buffers = new BufferPool(server.context().readBufferSize(), 256);
-        var timeouts = server.context().options().timeouts();
-        long shortest = Math.min(timeouts.headRead().toNanos(), Math.min(timeouts.idle().toNanos(), timeouts.lingerDrain().toNanos()));
-        this.sweepNanos = Math.clamp(shortest / 4, TimeUnit.MILLISECONDS.toNanos(5), TimeUnit.SECONDS.toNanos(1));
+        ServerContext context = server.context();
+        this.buffers = new BufferPool(context.readBufferSize(), 256);
+        this.channelSettings = context.channelSettings(buffers);
     }
 
     /** Loop thread. */
     void startSweeping() {
-        loop.schedule(sweepNanos, TimeUnit.NANOSECONDS, this::sweep);
+        loop.schedule(SWEEP_NANOS, TimeUnit.NANOSECONDS, this::sweep);
     }
 
     private void sweep() {
-        long now = loop.nanoTime();
-        for (NioConnection connection : List.copyOf(open)) connection.checkTimeout(now);
+        for (Channel channel : List.copyOf(open)) channel.closeIfSocketClosed();
         startSweeping();
     }
 
@@ -48,30 +49,37 @@ final class LoopConnections {
         buffers.prefill(PREPARED_BUFFERS);
     }
 
-    void add(NioConnection connection) {
-        open.add(connection);
+    void add(Channel channel) {
+        open.add(channel);
     }
 
-    void remove(NioConnection connection) {
-        if (open.remove(connection)) server.onClosed();
+    /** A channel's close callback. */
+    void remove(Channel channel) {
+        if (open.remove(channel)) server.onClosed();
     }
 
-    /** Closes, lingering, every connection waiting for its next request; loop thread. */
+    /** Closes, lingering, every connection waiting for its next request, and says 1001 to WebSocket sessions; loop thread. */
     void closeIdle() {
-        for (NioConnection connection : new ArrayList<>(open)) connection.closeIfIdle();
+        for (Channel channel : new ArrayList<>(open)) {
+            switch (channel.protocol()) {
+                case Http1Protocol exchange -> exchange.closeIfIdle();
+                case WsConnection session -> session.goAway();
+                default -> { }
+            }
+        }
     }
 
     /** Closes every connection of this loop now; loop thread. */
     void closeAll() {
-        for (NioConnection connection : new ArrayList<>(open)) connection.close();
+        for (Channel channel : new ArrayList<>(open)) channel.close();
     }
 
     EventLoop loop() {
         return loop;
     }
 
-    BufferPool buffers() {
-        return buffers;
+    Channel.Settings channelSettings() {
+        return channelSettings;
     }
 
     ServerContext context() {

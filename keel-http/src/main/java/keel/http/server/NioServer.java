@@ -5,6 +5,8 @@ import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.loop.LoopGroup;
 import keel.core.net.Acceptor;
+import keel.core.net.Channel;
+import keel.http.Response;
 import keel.http.router.Route;
 
 import java.io.IOException;
@@ -60,22 +62,27 @@ final class NioServer implements HttpServer.Listener {
     }
 
     /** On the chosen loop's thread: sets up the connection, or refuses it past the connection limit. */
-    private void initialize(SocketChannel channel, EventLoop loop) {
+    private void initialize(SocketChannel socket, EventLoop loop) {
         LoopConnections home = homes.get(loop);
-        NioConnection connection = new NioConnection(connectionIds.incrementAndGet(), channel, home);
-        boolean overLimit = openConnections.incrementAndGet() > options.limits().maxConnections();
-        home.add(connection);
-        try {
-            connection.open();
-        } catch (IOException e) {
-            LOG.debug("register_failed", "cause", e);
-            connection.close();
-            return;
-        }
-        if (overLimit) {
+        Response refusal = null;
+        if (openConnections.incrementAndGet() > options.limits().maxConnections()) {
             context.observer().onRejected(ServerObserver.Rejection.CONNECTION_LIMIT);
             LOG.debug("connection_refused", "reason", "max_connections", "limit", options.limits().maxConnections());
-            connection.refuse(Responses.overloaded("connection limit reached (" + options.limits().maxConnections() + ")"));
+            refusal = Responses.overloaded("connection limit reached (" + options.limits().maxConnections() + ")");
+        }
+        Http1Protocol exchange = new Http1Protocol(connectionIds.incrementAndGet(), home, refusal);
+        try {
+            Channel channel = Channel.accept(socket, loop, home.channelSettings(), context.newTlsEngine(), exchange, home::remove);
+            if (channel.isClosed()) onClosed(); // refused and closed at once: it never joined its loop's set
+            else home.add(channel);
+        } catch (IOException e) {
+            LOG.debug("register_failed", "cause", e);
+            openConnections.decrementAndGet();
+            try {
+                socket.close();
+            } catch (IOException closeFailed) {
+                LOG.debug("close_failed", "cause", closeFailed);
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 package keel.http.server;
 
 import keel.core.log.Log;
+import keel.core.net.Channel;
 import keel.http.Response;
 
 import java.util.concurrent.Flow;
@@ -14,7 +15,8 @@ import java.util.concurrent.RejectedExecutionException;
 final class ResponseStream implements Flow.Subscriber<byte[]> {
     private static final Log LOG = Log.of(ResponseStream.class);
 
-    private final NioConnection connection;
+    private final Http1Protocol exchange;
+    private final Channel connection;
     private final Response response;
     private final ResponsePlan plan;
     private Flow.Subscription subscription;
@@ -24,7 +26,8 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
     private boolean requestAgain;
 
     /** {@code plan} streams the body: chunked, or until the connection closes for an HTTP/1.0 client. */
-    ResponseStream(NioConnection connection, Response response, ResponsePlan plan) {
+    ResponseStream(Http1Protocol exchange, Channel connection, Response response, ResponsePlan plan) {
+        this.exchange = exchange;
         this.connection = connection;
         this.response = response;
         this.plan = plan;
@@ -32,7 +35,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
 
     void start() {
         plan.write(connection.out(), response);
-        connection.afterStreamWrite();
+        connection.flush();
         response.stream().subscribe(this);
     }
 
@@ -54,7 +57,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
             if (done) return;
             demanded = false;
             plan.writeItem(connection.out(), item);
-            connection.afterStreamWrite();
+            connection.flush();
             resume();
         });
     }
@@ -75,7 +78,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
             if (done) return;
             done = true;
             plan.writeEnd(connection.out());
-            connection.finishExchange(plan.close());
+            exchange.finishExchange(plan.close());
         });
     }
 
@@ -119,7 +122,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
             connection.loop().execute(action);
         } catch (RejectedExecutionException e) {
             if (carried != null) carried.cancel();
-            connection.closeChannelFromAnyThread();
+            connection.closeFromAnyThread();
         }
     }
 }

@@ -1,10 +1,15 @@
 package keel.http.server;
 
+import keel.core.buffer.BufferPool;
+import keel.core.net.Channel;
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
 import keel.http.router.Route;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
+
+import java.time.Duration;
+import javax.net.ssl.SSLEngine;
 
 /** What both transports share for one running server: options, dispatcher, observer, and whether it is stopping. */
 final class ServerContext {
@@ -27,7 +32,21 @@ final class ServerContext {
         Http1Writer.prepare();
         if (dispatcher.routes().routes().stream().anyMatch(route -> route.endpoint() instanceof Route.WebSocket)) WsHandshake.prepare();
         this.webSocketSettings = new WsConnection.Settings(options.webSocket(), options.waterMarks().high(),
-                options.waterMarks().low(), options.timeouts().lingerDrain());
+                options.waterMarks().low());
+    }
+
+    /**
+     * The settings of one loop's channels: its input buffers, the water marks, the idle timeout as the
+     * bound of a write that makes no progress, the lingering close's drain time.
+     */
+    Channel.Settings channelSettings(BufferPool buffers) {
+        return new Channel.Settings(buffers, null, options.waterMarks().high(), options.waterMarks().low(),
+                options.timeouts().idle(), options.timeouts().lingerDrain(), Duration.ofSeconds(10), false, observer);
+    }
+
+    /** A server-mode engine for a new connection, or null when the server speaks plain HTTP. */
+    SSLEngine newTlsEngine() {
+        return null;
     }
 
     WsConnection.Settings webSocketSettings() {

@@ -1,13 +1,14 @@
 package keel.http.server;
 
 import keel.core.guard.BlockedLoop;
+import keel.core.net.ChannelObserver;
 
 /**
  * Hears what a running server does, for metrics. Methods run on the thread where the event happens
  * (an event loop, a worker, a virtual thread, the watchdog): they must be cheap and never block.
  * Every method has an empty default, so an observer implements only what it needs.
  */
-public interface ServerObserver {
+public interface ServerObserver extends ChannelObserver {
     ServerObserver NONE = new ServerObserver() {
     };
 
@@ -42,12 +43,6 @@ public interface ServerObserver {
     }
 
     default void onRejected(Rejection reason) {
-    }
-
-    default void onBytesRead(long bytes) {
-    }
-
-    default void onBytesWritten(long bytes) {
     }
 
     /** The watchdog caught a loop stuck; {@code route} is the route it was running, or null. */

@@ -2,15 +2,13 @@ package keel.http.ws;
 
 import keel.core.buffer.WriteQueue;
 
-import java.io.IOException;
-import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
 import java.util.random.RandomGenerator;
 
 /**
- * The frames of one connection on their way out: encodes them into the transport's write queue and
- * completes each application send once its last byte has been written to the socket, found by
- * counting bytes (a send is done when the bytes written pass the end of its frame). Loop thread.
+ * The frames of one connection on their way out: encodes them into the channel's write queue and
+ * completes each application send once its last byte has left, found by counting bytes (a send is
+ * done when the channel's count of bytes written passes the end of its frame). Loop thread.
  */
 final class Outbound {
     /** A send in the write queue: done once {@code endMark} bytes have been written. */
@@ -20,14 +18,17 @@ final class Outbound {
     private final WriteQueue out;
     private final RandomGenerator maskKeys;
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
+    /** Where the last frame queued ends, counted like the channel's bytes written. */
     private long encoded;
-    private long written;
 
-    /** {@code maskKeys} is null on a server. Bytes already in {@code out} (a 101 answer) go first and complete no send. */
-    Outbound(WriteQueue out, RandomGenerator maskKeys) {
+    /**
+     * {@code maskKeys} is null on a server. {@code writtenSoFar} is the channel's count of bytes
+     * written now; bytes already in {@code out} (a 101 answer) go first and complete no send.
+     */
+    Outbound(WriteQueue out, long writtenSoFar, RandomGenerator maskKeys) {
         this.out = out;
         this.maskKeys = maskKeys;
-        this.encoded = out.pendingBytes();
+        this.encoded = writtenSoFar + out.pendingBytes();
     }
 
     /** Bytes a frame with this payload takes on the wire from this side. */
@@ -47,16 +48,8 @@ final class Outbound {
         encoded += frameLength(payload.length);
     }
 
-    /** Writes what the socket takes. */
-    void writeTo(SocketChannel channel) throws IOException {
-        if (out.isEmpty()) return;
-        long before = out.pendingBytes();
-        out.writeTo(channel);
-        written += before - out.pendingBytes();
-    }
-
-    /** Completes the sends whose last byte is out; their continuations may send again (re-entering the connection). */
-    void completeWritten(Session session) {
+    /** Completes the sends whose last byte is out ({@code written}: the channel's count); their continuations may send again. */
+    void completeWritten(Session session, long written) {
         InFlight head;
         while ((head = inFlight.peekFirst()) != null && head.endMark() <= written) {
             inFlight.pollFirst();
@@ -69,13 +62,5 @@ final class Outbound {
         out.clear();
         InFlight head;
         while ((head = inFlight.pollFirst()) != null) session.failed(head.outgoing(), cause);
-    }
-
-    boolean isEmpty() {
-        return out.isEmpty();
-    }
-
-    long pendingBytes() {
-        return out.pendingBytes();
     }
 }

@@ -1,19 +1,13 @@
 package keel.http.ws;
 
-import keel.core.buffer.BufferPool;
-import keel.core.buffer.WriteQueue;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
-import keel.core.loop.IoHandler;
 import keel.core.loop.Timer;
-import keel.core.net.LingeringDrain;
+import keel.core.net.Channel;
+import keel.core.net.Protocol;
 import keel.http.Request;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.SocketChannel;
-import java.time.Duration;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -21,10 +15,10 @@ import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 
 /**
- * One WebSocket connection on the nio transport, server or client side, owned by one event loop for
- * life: every method runs on that loop's thread, except what {@link Session} hands over from others.
- * A transport creates it after the opening handshake with {@link #start}; users see its
- * {@link WsSession}.
+ * The WebSocket session protocol on a {@link Channel}, server or client side: every method runs on
+ * the channel's loop, except what {@link Session} hands over from others. A server's HTTP exchange
+ * (or the client's handshake) switches its channel to one after the opening handshake
+ * ({@link #server}, {@link #client}); users see its {@link WsSession}.
  *
  * <pre>
  *  OPEN ──Keel's Close queued (close(), idle, stop)──► CLOSE_SENT ──peer's Close──┐
@@ -33,31 +27,23 @@ import java.util.random.RandomGenerator;
  *   │                          │ close timeout                            ▼    ▼
  *   └──protocol error: Close(1002/1007/1009) queued, no wait──────────► CLOSING ──flushed──► LINGERING
  *                                                                            close timeout ─┘  │
- *   any ──I/O error, loop stopped──► CLOSED ◄──────────────peer's FIN, drain bound or linger-drain┘
+ *   any ──I/O error, loop stopped──► CLOSED ◄────────────────────the channel's lingering close┘
  * </pre>
  *
- * Every close Keel makes is lingering: flush (so no message queued before the Close is lost), shut
- * down output, drain input, close; so the peer gets a FIN, never an RST. Reading pauses while the
- * output is over the high water mark and while the listener's backlog is (see {@link Inbox}).
+ * Every close Keel makes is lingering: flush (so no message queued before the Close is lost), then
+ * the channel's lingering close, so the peer gets a FIN, never an RST. Reading pauses while the
+ * channel's output is over the high water mark and while the listener's backlog is (see {@link Inbox}).
  */
-public final class WsConnection implements IoHandler {
+public final class WsConnection implements Protocol {
     private static final Log LOG = Log.of(WsConnection.class);
     private static final byte[] EMPTY = new byte[0];
 
-    /** The knobs one connection uses. */
-    public record Settings(WsOptions options, int highWaterMark, int lowWaterMark, Duration lingerDrain) {
+    /** The knobs one session uses: its options, and the water marks of its queued sends. */
+    public record Settings(WsOptions options, int highWaterMark, int lowWaterMark) {
     }
 
     /** What the handshake produced: the listener, where it runs, and what the session reports. */
     public record Binding(WsListener listener, Request request, String subprotocol, Executor executor, Object activity) {
-    }
-
-    /**
-     * The socket, already registered on {@code loop}, with the transport's write queue (which may hold
-     * the 101 answer) and the input read past the handshake ({@code leftover}, write mode, or null).
-     */
-    public record Transport(SocketChannel channel, SelectionKey key, EventLoop loop, BufferPool buffers,
-                            WriteQueue out, ByteBuffer leftover) {
     }
 
     private enum State { OPEN, CLOSE_SENT, CLOSE_RECEIVED, CLOSING, LINGERING, CLOSED }
@@ -65,43 +51,58 @@ public final class WsConnection implements IoHandler {
     private final long id;
     private final WsListener listener;
     private final Settings settings;
-    private final SocketChannel channel;
-    private final SelectionKey key;
-    private final EventLoop loop;
-    private final BufferPool buffers;
-    private final Outbound output;
+    private final RandomGenerator maskKeys;
+    private final Binding binding;
     private final FrameDecoder decoder;
-    private final Session session;
-    private final Inbox inbox;
     private final Runnable onClosed;
-    private ByteBuffer in;
+    private Channel channel;
+    private EventLoop loop;
+    private Outbound output;
+    private Session session;
+    private Inbox inbox;
+    private KeepAlive keepAlive;
     private State state = State.OPEN;
-    private int interest;
+    /** True while a batch of input is decoded: writes wait for its end, to leave in one flush. */
     private boolean processing;
     private boolean flushing;
     private boolean flushAgain;
     private boolean readPaused;
+    private boolean reading = true;
     private boolean inputEnded;
     private boolean closeReported;
     private boolean reportedWritable = true;
-    private final KeepAlive keepAlive;
     private Timer closeTimer;
-    private Timer lingerTimer;
-    private LingeringDrain lingering;
 
-    private WsConnection(long id, RandomGenerator maskKeys, Binding binding, Settings settings, Transport transport, Runnable onClosed) {
+    private WsConnection(long id, RandomGenerator maskKeys, Binding binding, Settings settings, Runnable onClosed) {
         this.id = id;
         this.listener = binding.listener();
+        this.binding = binding;
         this.settings = settings;
-        this.channel = transport.channel();
-        this.key = transport.key();
-        this.loop = transport.loop();
-        this.buffers = transport.buffers();
-        this.output = new Outbound(transport.out(), maskKeys);
-        this.in = transport.leftover();
+        this.maskKeys = maskKeys;
         this.onClosed = onClosed;
         WsOptions options = settings.options();
         this.decoder = new FrameDecoder(maskKeys == null, options.maxFrameSize(), options.maxMessageSize());
+    }
+
+    /**
+     * A server session, for {@link Channel#switchTo} after the 101; {@code onClosed} runs once on the
+     * loop when the channel has closed (it gives back the route's session permit).
+     */
+    public static WsConnection server(long id, Binding binding, Settings settings, Runnable onClosed) {
+        return new WsConnection(id, null, binding, settings, onClosed);
+    }
+
+    /** A client session, masking every frame with a key from {@code maskKeys}. */
+    public static WsConnection client(long id, RandomGenerator maskKeys, Binding binding, Settings settings) {
+        return new WsConnection(id, maskKeys, binding, settings, () -> { });
+    }
+
+    @Override
+    public void onAttach(Channel attached) {
+        this.channel = attached;
+        this.loop = attached.loop();
+        WsOptions options = settings.options();
+        this.output = new Outbound(attached.out(), attached.bytesWritten(), maskKeys);
         this.session = new Session(id, binding.request(), binding.subprotocol(), this, loop, maskKeys != null,
                 options.maxQueuedOutput(), settings.highWaterMark(), settings.lowWaterMark());
         this.inbox = new Inbox(loop, binding.executor(), binding.activity(), settings.highWaterMark(), settings.lowWaterMark(),
@@ -110,27 +111,12 @@ public final class WsConnection implements IoHandler {
         this.keepAlive = new KeepAlive(loop, options, this::onIdle, this::onPingDue);
     }
 
-    /**
-     * Takes over the socket after the handshake (loop thread): the key's events come here from now on,
-     * the listener's {@code onOpen} runs, and input already read is processed.
-     *
-     * @param maskKeys null on a server; on a client, the source of the masking keys
-     * @param onClosed runs once on the loop when the socket is closed
-     */
-    public static WsConnection start(long id, RandomGenerator maskKeys, Binding binding, Settings settings, Transport transport,
-                                     Runnable onClosed) {
-        WsConnection connection = new WsConnection(id, maskKeys, binding, settings, transport, onClosed);
-        connection.begin();
-        return connection;
-    }
-
-    private void begin() {
+    /** The listener's {@code onOpen}; input read past the handshake follows from the channel. */
+    @Override
+    public void onOpen(Channel open) {
         assert loop.inEventLoop();
-        key.attach(this);
-        interest = key.interestOps();
         inbox.deliver(event(l -> l.onOpen(session)), 0);
         keepAlive.start();
-        if (in != null && in.position() > 0) processInput();
         afterWrite();
     }
 
@@ -145,54 +131,43 @@ public final class WsConnection implements IoHandler {
 
     /** Closes the socket now, without a handshake; loop thread. */
     public void abort() {
-        close();
+        channel.close();
     }
 
-    // ---- events ----------------------------------------------------------------------------------
+    // ---- channel events --------------------------------------------------------------------------
 
     @Override
-    public void onReady(SelectionKey readyKey, int ready) {
-        try {
-            if ((ready & SelectionKey.OP_WRITE) != 0) afterWrite();
-            if (state != State.CLOSED && (ready & SelectionKey.OP_READ) != 0) onReadable();
-        } catch (IOException | RuntimeException e) {
-            LOG.debug("ws_connection_failed", "id", id, "state", state, "cause", e);
-            close();
-        }
-    }
-
-    @Override
-    public void onClosedByLoop() {
-        close();
-    }
-
-    private void onReadable() throws IOException {
-        if (state == State.LINGERING) {
-            if (lingering.drain(channel, buffers)) close();
-            return;
-        }
-        if (!isReadingFrames() || inputEnded) return;
-        if (in == null) in = buffers.acquire();
-        int n = channel.read(in);
-        if (n < 0) {
-            onEndOfInput();
-        } else if (n > 0) {
-            keepAlive.onInput();
-            processInput();
-        }
+    public void onWritten(Channel from) {
         afterWrite();
+        updateReading();
     }
 
     /** The peer shut down its output. Without a finished close handshake that is an abnormal closure. */
-    private void onEndOfInput() {
+    @Override
+    public void onEndOfInput(Channel from) {
         inputEnded = true;
-        releaseInput();
         if (state == State.OPEN || state == State.CLOSE_SENT) {
             endWithoutHandshake("the peer closed the connection without a close handshake");
             moveTo(State.CLOSING);
             startCloseTimer();
         }
         // CLOSE_RECEIVED: the answer is still due and the peer may still read it; CLOSING: flush first.
+        afterWrite();
+    }
+
+    @Override
+    public void onClosed(Channel from, Throwable cause) {
+        if (cause != null) LOG.debug("ws_connection_failed", "id", id, "state", state, "cause", cause);
+        if (state == State.CLOSED) return;
+        if (state != State.LINGERING) output.completeWritten(session, channel.bytesWritten());
+        moveTo(State.CLOSED);
+        cancelTimers();
+        WsClosedException closed = new WsClosedException(WsClose.ABNORMAL, "connection closed");
+        output.clear(session, closed);
+        session.stopSends();
+        session.failOutbox(closed);
+        endWithoutHandshake("the connection closed without a close handshake");
+        onClosed.run();
     }
 
     // ---- input -----------------------------------------------------------------------------------
@@ -202,24 +177,23 @@ public final class WsConnection implements IoHandler {
     }
 
     /** Decodes buffered input until it runs out, reading stops, or the listener's backlog is full. */
-    private void processInput() {
+    @Override
+    public void onInput(Channel from, ByteBuffer in) {
+        keepAlive.onInput();
         processing = true;
         try {
-            in.flip();
             while (isReadingFrames() && !readPaused) {
                 Decoded decoded = decoder.decode(in);
                 if (decoded instanceof Decoded.NeedMore) break;
                 onDecoded(decoded);
                 if (inbox.pauseReading()) readPaused = true;
             }
+            if (!isReadingFrames()) in.position(in.limit()); // nothing after the peer's Close (or a failure) is read
         } finally {
             processing = false;
-            if (in != null) {
-                if (isReadingFrames()) in.compact();
-                else in.clear(); // nothing after the peer's Close (or a failure) is read
-                if (in.position() == 0) releaseInput();
-            }
         }
+        afterWrite();
+        updateReading();
     }
 
     private void onDecoded(Decoded decoded) {
@@ -240,8 +214,18 @@ public final class WsConnection implements IoHandler {
     private void resumeReading() {
         if (!readPaused || state == State.CLOSED) return;
         readPaused = false;
-        if (in != null && in.position() > 0 && isReadingFrames()) processInput();
+        updateReading();
         afterWrite();
+    }
+
+    /** The channel offers input while frames are read, the listener keeps up and the session's sends are under the mark. */
+    private void updateReading() {
+        if (state == State.CLOSED || state == State.LINGERING) return;
+        boolean wanted = isReadingFrames() && !readPaused && session.isWritable();
+        if (wanted == reading) return;
+        reading = wanted;
+        if (wanted) channel.resumeInput();
+        else channel.pauseInput();
     }
 
     // ---- closing ---------------------------------------------------------------------------------
@@ -310,49 +294,21 @@ public final class WsConnection implements IoHandler {
         if (state == State.LINGERING || state == State.CLOSED) return;
         LOG.debug("ws_close_timeout", "id", id, "state", state);
         endWithoutHandshake("the close handshake did not finish within " + settings.options().closeTimeout().toMillis() + " ms");
-        closeLingering();
+        closeLingering(false);
     }
 
-    /** Output is flushed (or given up): shut it down and drain input until the peer's FIN. */
-    private void closeLingering() {
+    /**
+     * Output is flushed (the channel's graceful close: over TLS with {@code close_notify}) or given up
+     * (the close timeout: what was not written is dropped); then the channel's lingering close.
+     */
+    private void closeLingering(boolean flushed) {
         if (state == State.LINGERING || state == State.CLOSED) return;
         moveTo(State.LINGERING);
+        output.completeWritten(session, channel.bytesWritten());
         output.clear(session, new WsClosedException(WsClose.ABNORMAL, "connection closed before the frame was written"));
-        releaseInput();
         cancelTimers();
-        try {
-            lingering = LingeringDrain.start(channel);
-        } catch (IOException e) {
-            close();
-            return;
-        }
-        if (inputEnded) {
-            close();
-            return;
-        }
-        lingerTimer = loop.schedule(settings.lingerDrain().toNanos(), TimeUnit.NANOSECONDS, this::close);
-        updateInterest();
-    }
-
-
-    private void close() {
-        if (state == State.CLOSED) return;
-        moveTo(State.CLOSED);
-        cancelTimers();
-        cancel(lingerTimer);
-        key.cancel();
-        try {
-            channel.close();
-        } catch (IOException e) {
-            LOG.debug("ws_close_failed", "id", id, "cause", e);
-        }
-        releaseInput();
-        WsClosedException closed = new WsClosedException(WsClose.ABNORMAL, "connection closed");
-        output.clear(session, closed);
-        session.stopSends();
-        session.failOutbox(closed);
-        endWithoutHandshake("the connection closed without a close handshake");
-        onClosed.run();
+        if (flushed) channel.closeAfterFlush();
+        else channel.closeLingering();
     }
 
     /** Reports the end to the listener, once, after every message delivered before. */
@@ -411,21 +367,17 @@ public final class WsConnection implements IoHandler {
                 flushAgain = false;
                 flush();
             } while (flushAgain && state != State.CLOSED);
-        } catch (IOException e) {
-            LOG.debug("ws_write_failed", "id", id, "cause", e);
-            close();
-            return;
         } finally {
             flushing = false;
         }
-        updateInterest();
     }
 
-    private void flush() throws IOException {
+    private void flush() {
         if (state == State.LINGERING || state == State.CLOSED) return;
-        output.writeTo(channel);
-        output.completeWritten(session);
-        if (state == State.CLOSING && output.isEmpty()) closeLingering();
+        channel.flush();
+        if (channel.isClosed()) return;
+        output.completeWritten(session, channel.bytesWritten());
+        if (state == State.CLOSING && !channel.hasPendingOutput()) closeLingering(true);
     }
 
     /** The session crossed a water mark (any thread): tell the listener on the loop, in order. */
@@ -435,22 +387,8 @@ public final class WsConnection implements IoHandler {
             if (now == reportedWritable || state == State.CLOSED) return;
             reportedWritable = now;
             inbox.deliver(event(l -> l.onWritabilityChanged(session, now)), 0);
-            if (!processing) updateInterest();
+            if (!processing) updateReading();
         });
-    }
-
-    private void updateInterest() {
-        if (state == State.CLOSED || !key.isValid()) return;
-        int wanted = 0;
-        boolean outputBackedUp = !session.isWritable() || output.pendingBytes() >= settings.highWaterMark();
-        if (state == State.LINGERING || (isReadingFrames() && !inputEnded && !readPaused && !outputBackedUp)) {
-            wanted |= SelectionKey.OP_READ;
-        }
-        if (!output.isEmpty() && state != State.LINGERING) wanted |= SelectionKey.OP_WRITE;
-        if (wanted != interest) {
-            key.interestOps(wanted);
-            interest = wanted;
-        }
     }
 
     // ---- timers and helpers ----------------------------------------------------------------------
@@ -462,7 +400,7 @@ public final class WsConnection implements IoHandler {
     }
 
     private void onPingDue() {
-        if (state != State.OPEN || output.pendingBytes() >= settings.highWaterMark()) return; // no pings behind a backlog
+        if (state != State.OPEN || !channel.isWritable()) return; // no pings behind a backlog
         output.writeControl(FrameDecoder.PING, EMPTY);
         afterWrite();
     }
@@ -509,12 +447,6 @@ public final class WsConnection implements IoHandler {
         } catch (RejectedExecutionException e) {
             LOG.debug("ws_task_dropped", "id", id, "cause", e.getMessage()); // the loop is stopping and closes the socket
         }
-    }
-
-    private void releaseInput() {
-        if (in == null) return;
-        buffers.release(in);
-        in = null;
     }
 
     @Override

@@ -1,0 +1,242 @@
+package keel.http.server;
+
+import keel.core.log.Log;
+import keel.core.net.Channel;
+import keel.core.net.Protocol;
+import keel.http.Request;
+import keel.http.Response;
+import keel.http.codec.Http1Parser;
+import keel.http.codec.Http1Writer;
+import keel.http.codec.ParseResult;
+import keel.http.ws.WsConnection;
+import keel.http.ws.WsHandshake;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
+
+/**
+ * The HTTP/1.1 server exchange on a {@link Channel} of the nio transport: every method runs on the
+ * channel's loop, except {@link #onResponseFromAnyThread}, which hops onto it.
+ *
+ * <pre>
+ *            ┌──────────── keep-alive: next (pipelined) request ───────────┐
+ *            ▼                                                             │
+ *   ──► READING ──request──► HANDLING ──fixed response──────────────────────┤
+ *         │   ▲                  │                                         │
+ *         │   └─ 100-continue    └──streamed response──► STREAMING ──end───┘
+ *         │ bad input, timeout,           │ (close requested)
+ *         │ connection limit              ▼
+ *         └──────error response────────► CLOSING (the channel's lingering close) ──► CLOSED
+ *
+ *   HANDLING ──a WebSocket route accepted the handshake: 101, channel.switchTo(WsConnection)──► UPGRADED
+ * </pre>
+ *
+ * Responses leave in request order because the exchange handles one request at a time: pipelined
+ * requests wait in the channel's input (which it stops offering while a handler runs). Parsing stops
+ * while the channel is over its high water mark, so a client that does not read cannot grow server
+ * memory; the channel answers all the responses one batch of input produced with one write.
+ */
+final class Http1Protocol implements Protocol, Dispatcher.Upgradable {
+    private static final Log LOG = Log.of(Http1Protocol.class);
+
+    private enum State { READING, HANDLING, STREAMING, CLOSING, UPGRADED, CLOSED }
+
+    private final long id;
+    private final LoopConnections home;
+    private final Http1Parser parser;
+    /** Answered instead of any request (past the connection limit), or null. */
+    private final Response refusal;
+    /** Created once: a method reference made per request would allocate on every request. */
+    private final Consumer<Response> onResponse = this::onResponseFromAnyThread;
+    private Channel channel;
+    private State state = State.READING;
+    private Wait wait = Wait.NONE;
+    private Request current;
+    private ResponseStream stream;
+
+    Http1Protocol(long id, LoopConnections home, Response refusal) {
+        this.id = id;
+        this.home = home;
+        this.parser = new Http1Parser(home.context().parserLimits());
+        this.refusal = refusal;
+    }
+
+    // ---- channel events --------------------------------------------------------------------------
+
+    @Override
+    public void onAttach(Channel attached) {
+        this.channel = attached;
+    }
+
+    @Override
+    public void onOpen(Channel open) {
+        if (refusal != null) respondAndClose(refusal);
+        else waitFor(Wait.IDLE, false);
+    }
+
+    /** Parses buffered requests while the exchange reads and the channel can take their answers. */
+    @Override
+    public void onInput(Channel from, ByteBuffer in) {
+        while (state == State.READING && channel.isWritable()) {
+            ParseResult result = parser.parse(in);
+            switch (result) {
+                case ParseResult.NeedMore needMore -> {
+                    waitFor(Wait.forReading(parser, in.hasRemaining()), true); // a body's deadline restarts with progress
+                    return;
+                }
+                case ParseResult.ContinueExpected c -> Http1Writer.writeContinue(channel.out());
+                case ParseResult.Failed failed -> respondAndClose(Responses.error(failed.status(), failed.reason()));
+                case ParseResult.Parsed parsed -> onRequest(parsed.request());
+            }
+        }
+        if (state == State.READING) waitFor(Wait.forReading(parser, in.hasRemaining()), false); // stopped by the water mark
+    }
+
+    /** The client closed its side: finish what is being written, then close. */
+    @Override
+    public void onEndOfInput(Channel from) {
+        state = State.CLOSING;
+        if (channel.hasPendingOutput()) channel.closeAfterFlush();
+        else channel.close();
+    }
+
+    @Override
+    public void onWritten(Channel from) {
+        if (!channel.isWritable()) return;
+        if (state == State.READING) channel.resumeInput();
+        else if (state == State.STREAMING) stream.resume();
+    }
+
+    @Override
+    public void onDeadline(Channel from) {
+        Wait expired = wait;
+        wait = Wait.NONE;
+        switch (expired) {
+            case HEAD, BODY -> respondAndClose(expired.onExpiry(home.context().options().timeouts()));
+            case IDLE -> {
+                state = State.CLOSING;
+                channel.closeLingering();
+            }
+            case NONE, WRITE, LINGER -> channel.close();
+        }
+    }
+
+    @Override
+    public void onClosed(Channel from, Throwable cause) {
+        if (cause != null) LOG.debug("connection_failed", "id", id, "state", state, "cause", cause);
+        state = State.CLOSED;
+        wait = Wait.NONE;
+        if (stream != null) {
+            try {
+                stream.cancel();
+            } catch (RuntimeException e) {
+                LOG.warn("stream_cancel_failed", e, "id", id);
+            }
+        }
+    }
+
+    // ---- the request path ------------------------------------------------------------------------
+
+    private void onRequest(Request request) {
+        current = request;
+        state = State.HANDLING;
+        channel.pauseInput(); // pipelined requests wait until this one is answered
+        waitFor(Wait.NONE, false);
+        home.context().dispatcher().dispatch(request, onResponse, channel.loop(), this);
+    }
+
+    /** The dispatcher's callback: moves the response onto the channel's loop. */
+    private void onResponseFromAnyThread(Response response) {
+        if (channel.loop().inEventLoop()) {
+            onResponseOrClose(response);
+            return;
+        }
+        try {
+            channel.loop().execute(() -> onResponseOrClose(response));
+        } catch (RejectedExecutionException e) {
+            LOG.warn("response_dropped", "id", id, "cause", e.getMessage());
+            channel.closeFromAnyThread();
+        }
+    }
+
+    /** A response that cannot be written (a bad value, a publisher that throws) ends the connection, never strands it. */
+    private void onResponseOrClose(Response response) {
+        try {
+            onResponse(response);
+        } catch (RuntimeException e) {
+            LOG.warn("response_failed", e, "id", id);
+            channel.close();
+        }
+    }
+
+    private void onResponse(Response response) {
+        if (state != State.HANDLING) {
+            if (response.isStreamed()) DiscardingSubscriber.discard(response.stream()); // closed while the handler ran
+            return;
+        }
+        ResponsePlan plan = ResponsePlan.of(current, response, home.context().isStopping());
+        current = null;
+        if (plan.streamsBody()) {
+            stream = new ResponseStream(this, channel, response, plan);
+            state = State.STREAMING;
+            stream.start();
+        } else {
+            plan.write(channel.out(), response);
+            finishExchange(plan.close());
+        }
+    }
+
+    /**
+     * A WebSocket route accepted the handshake (inside {@code dispatch}): the 101 is queued and the
+     * channel goes to the WebSocket session, with the input read past the request.
+     */
+    @Override
+    public void upgrade(WsHandshake.Accepted accepted, WsConnection.Binding binding, Runnable release) {
+        WsHandshake.writeSwitchingProtocols(channel.out(), accepted);
+        current = null;
+        state = State.UPGRADED;
+        channel.switchTo(WsConnection.server(id, binding, home.context().webSocketSettings(), release));
+    }
+
+    /** After a response is fully queued: read the next request, or close once the bytes are out. */
+    void finishExchange(boolean close) {
+        stream = null;
+        if (close) {
+            state = State.CLOSING;
+            channel.closeAfterFlush();
+            return;
+        }
+        state = State.READING;
+        channel.resumeInput();
+        if (state == State.READING && !channel.hasBufferedInput()) waitFor(Wait.IDLE, false);
+    }
+
+    private void respondAndClose(Response response) {
+        ResponsePlan.closing(response).write(channel.out(), response);
+        current = null;
+        state = State.CLOSING;
+        channel.closeAfterFlush();
+    }
+
+    /** For a stopping server: a connection between requests closes now; a busy one finishes its exchange first. */
+    void closeIfIdle() {
+        if (state == State.READING && !channel.hasBufferedInput() && parser.isBetweenRequests() && !channel.hasPendingOutput()) {
+            state = State.CLOSING;
+            channel.closeLingering();
+        }
+    }
+
+    /** Sets what the exchange waits for; the deadline restarts when the wait changes or on {@code refresh}. */
+    private void waitFor(Wait next, boolean refresh) {
+        if (next == wait && !(refresh && next == Wait.BODY)) return;
+        wait = next;
+        if (next == Wait.NONE) channel.clearDeadline();
+        else channel.deadlineAfter(next.timeoutNanos(home.context().options().timeouts()));
+    }
+
+    @Override
+    public String toString() {
+        return "connection " + id + " (" + state + ")";
+    }
+}
