@@ -1,25 +1,28 @@
 package keel.http.server;
 
+import keel.core.tls.Tls;
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
 import keel.http.router.Route;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
 
-/** What both transports share for one running server: options, dispatcher, observer, and whether it is stopping. */
+/** What both transports share for one running server: options, dispatcher, observer, TLS, and whether it is stopping. */
 final class ServerContext {
     private final ServerOptions options;
     private final Dispatcher dispatcher;
     private final ServerObserver observer;
+    private final Tls tls;
     private final Http1Parser.Limits parserLimits;
     private final int readBufferSize;
     private final WsConnection.Settings webSocketSettings;
     private volatile boolean stopping;
 
-    ServerContext(ServerOptions options, Dispatcher dispatcher, ServerObserver observer) {
+    ServerContext(ServerOptions options, Dispatcher dispatcher, ServerObserver observer, Tls tls) {
         this.options = options;
         this.dispatcher = dispatcher;
         this.observer = observer;
+        this.tls = tls;
         var limits = options.limits();
         this.parserLimits = new Http1Parser.Limits(limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize());
         // Larger than the head limit, so a buffer full of head bytes always means 431, never a stall.
@@ -44,6 +47,11 @@ final class ServerContext {
 
     ServerObserver observer() {
         return observer;
+    }
+
+    /** The TLS every connection speaks (built once from {@code options.tls()} by {@link ServerTls}), or null for clear text. */
+    Tls tls() {
+        return tls;
     }
 
     Http1Parser.Limits parserLimits() {
