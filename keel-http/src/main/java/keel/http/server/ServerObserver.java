@@ -53,4 +53,12 @@ public interface ServerObserver {
     /** The watchdog caught a loop stuck; {@code route} is the route it was running, or null. */
     default void onBlockedLoop(BlockedLoop event, String route) {
     }
+
+    /**
+     * A TLS connection ended before its handshake completed (the connection is closed). {@code reason}
+     * is one of {@link keel.core.tls.HandshakeFailures#REASONS}: {@code timeout}, {@code plain_http},
+     * {@code protocol_version}, {@code certificate}, {@code renegotiation} or {@code other}.
+     */
+    default void onTlsHandshakeFailed(String reason) {
+    }
 }
