@@ -161,8 +161,12 @@ final class BlockingConnection {
         handshakeDeadline = deadline;
         BlockingTls.Start start;
         try {
-            start = BlockingTls.start(raw, tls, deadline);
+            // Until its first byte, a connection is idle: a stopping server may close it.
+            waitingForRequest = true;
+            if (context.isStopping()) return false;
+            start = BlockingTls.start(raw, tls, deadline, () -> waitingForRequest = false);
         } finally {
+            waitingForRequest = false;
             handshakeDeadline = 0;
         }
         switch (start) {

@@ -47,11 +47,19 @@ final class BlockingTls {
     private BlockingTls() {
     }
 
-    /** Sniffs and shakes hands on {@code raw}; {@code deadline} ({@link System#nanoTime()}) bounds the whole of it. */
-    static Start start(Socket raw, Tls tls, long deadline) {
+    /**
+     * Sniffs and shakes hands on {@code raw}; {@code deadline} ({@link System#nanoTime()}) bounds the
+     * whole of it. {@code onFirstByte} runs when the client's first byte arrived (or the wait for it ended).
+     */
+    static Start start(Socket raw, Tls tls, long deadline, Runnable onFirstByte) {
         try {
             raw.setSoTimeout(millisUntil(deadline));
-            int first = raw.getInputStream().read();
+            int first;
+            try {
+                first = raw.getInputStream().read();
+            } finally {
+                onFirstByte.run();
+            }
             if (first < 0) return new Start.Closed();
             if (first != HANDSHAKE_RECORD) return new Start.PlainText();
             SSLSocketFactory factory = tls.context().getSocketFactory();
