@@ -2,6 +2,7 @@ package keel.http;
 
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,14 +23,15 @@ public final class Request {
     private final Headers headers;
     private final byte[] body;
     private final Map<String, String> pathParams;
+    private final List<X509Certificate> peerCertificates;
     private Map<String, List<String>> queryParams;
 
     public Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body) {
-        this(method, target, http11, keepAlive, headers, body, Map.of());
+        this(method, target, http11, keepAlive, headers, body, Map.of(), null);
     }
 
     private Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body,
-                    Map<String, String> pathParams) {
+                    Map<String, String> pathParams, List<X509Certificate> peerCertificates) {
         this.method = method;
         this.target = target;
         int question = target.indexOf('?');
@@ -40,11 +42,21 @@ public final class Request {
         this.headers = headers;
         this.body = body;
         this.pathParams = pathParams;
+        this.peerCertificates = peerCertificates;
     }
 
     /** A copy carrying the path parameters the router extracted. */
     public Request withPathParams(Map<String, String> params) {
-        return params.isEmpty() ? this : new Request(method, target, http11, keepAlive, headers, body, Map.copyOf(params));
+        return params.isEmpty() ? this : new Request(method, target, http11, keepAlive, headers, body, Map.copyOf(params), peerCertificates);
+    }
+
+    /**
+     * A copy carrying the certificate chain the client presented in the TLS handshake (set by the
+     * transport, before routing); null or empty for none.
+     */
+    public Request withPeerCertificates(List<X509Certificate> certificates) {
+        List<X509Certificate> chain = certificates == null || certificates.isEmpty() ? null : List.copyOf(certificates);
+        return new Request(method, target, http11, keepAlive, headers, body, pathParams, chain);
     }
 
     public String method() {
@@ -100,6 +112,16 @@ public final class Request {
 
     public Map<String, String> pathParams() {
         return pathParams;
+    }
+
+    /**
+     * The certificate chain the client presented over TLS, its own certificate first; null when the
+     * connection is not TLS, the server does not ask for client certificates
+     * ({@code server.tls.client-auth none}), or the client sent none ({@code want}). With {@code need},
+     * every request over TLS has one, already verified against {@code server.tls.client-trust}.
+     */
+    public List<X509Certificate> peerCertificates() {
+        return peerCertificates;
     }
 
     /** The first value of a query parameter, decoded. A malformed query answers 400. */

@@ -135,8 +135,8 @@ public final class Main {
         LabApp app = LabApp.start(config.server(), config.lab(), config.amqp());
         ServerOptions options = app.server().options();
         stopGracefullyOnSignals(app, out);
-        out.printf("keel %s serving on http://%s:%d (transport=%s, execution=%s, threads=%s, loops=%d, warmup=%s, gateway=%s, ingest=%s)%n",
-                Version.VALUE, options.host(), app.server().port(), options.transport().word(), options.execution().word(),
+        out.printf("keel %s serving on %s://%s:%d (transport=%s, execution=%s, threads=%s, loops=%d, warmup=%s, gateway=%s, ingest=%s)%n",
+                Version.VALUE, options.tls().enabled() ? "https" : "http", options.host(), app.server().port(), options.transport().word(), options.execution().word(),
                 options.threads().word(), options.pools().loops(), options.warmup(), config.amqp().gateway().mode().word(),
                 config.amqp().ingest().enabled() ? config.amqp().ingest().mode().word() : "off");
         out.flush();
@@ -188,7 +188,9 @@ public final class Main {
                 """);
         ServerOptions defaults = defaults().build();
         for (ConfigKeys.Key key : ConfigKeys.ALL) {
-            text.append(String.format("  %-26s %-32s %s (default %s)%n", key.flag() + " V", key.yaml(), key.help(), key.valueIn(defaults)));
+            String value = key.valueIn(defaults);
+            text.append(String.format("  %-26s %-32s %s (%s)%n", key.flag() + " V", key.yaml(), key.help(),
+                    value.isEmpty() ? "not set" : "default " + value));
         }
         LabSettings labDefaults = new LabSettings.Builder().build();
         for (LabSettings.Key key : LabSettings.KEYS) {

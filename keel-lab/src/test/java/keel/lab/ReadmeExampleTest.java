@@ -86,7 +86,8 @@ class ReadmeExampleTest {
         for (ConfigKeys.Key key : ConfigKeys.ALL) {
             String row = readme.lines().filter(l -> l.startsWith("| `" + key.yaml() + "` ")).findFirst().orElse("");
             assertThat(row).as(key.yaml()).contains("`" + key.flag() + "`");
-            if (!key.yaml().equals("server.loops")) assertThat(row).as(key.yaml()).contains("`" + key.valueIn(defaults) + "`");
+            String value = key.valueIn(defaults);
+            if (!key.yaml().equals("server.loops")) assertThat(row).as(key.yaml()).contains("`" + (value.isEmpty() ? "\"\"" : value) + "`");
         }
         LabSettings lab = LabSettings.defaults();
         for (LabSettings.Key key : LabSettings.KEYS) {

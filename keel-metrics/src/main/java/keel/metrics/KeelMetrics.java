@@ -14,6 +14,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import keel.core.guard.BlockedLoop;
 import keel.core.guard.LagProbe;
 import keel.core.loop.EventLoop;
+import keel.core.tls.HandshakeFailures;
 import keel.http.Methods;
 import keel.http.Response;
 import keel.http.router.Router;
@@ -52,6 +53,9 @@ import java.util.function.ToDoubleFunction;
  *       {@code keel_worker_pool_queued_requests}, {@code keel_virtual_threads_in_flight} (gauges)</li>
  *   <li>{@code keel_http_server_rejected_total} (counter per {@code reason}, every reason present from 0),
  *       {@code keel_http_server_bytes_received_total}, {@code keel_http_server_bytes_sent_total}</li>
+ *   <li>{@code keel_http_server_tls_handshake_failures_total} (counter per {@code reason}: {@code timeout},
+ *       {@code plain_http}, {@code protocol_version}, {@code certificate}, {@code renegotiation},
+ *       {@code other}, every one present from 0)</li>
  *   <li>the JVM's memory, GC, threads, processor and uptime meters</li>
  * </ul>
  *
@@ -94,6 +98,7 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     private final Map<String, RouteTimers> requestTimers = new ConcurrentHashMap<>();
     private final Map<String, Counter> blockedCounters = new ConcurrentHashMap<>();
     private final Map<ServerObserver.Rejection, Counter> rejected = new EnumMap<>(ServerObserver.Rejection.class);
+    private final Map<String, Counter> tlsHandshakeFailures = new ConcurrentHashMap<>();
     private final Counter bytesReceived;
     private final Counter bytesSent;
     /** The loops of the server last started, by name: the pending-task gauges read through it. */
@@ -115,6 +120,7 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
                     .tag("reason", reason.label())
                     .register(registry));
         }
+        for (String reason : HandshakeFailures.REASONS) tlsHandshakeFailures.put(reason, tlsHandshakeFailureCounter(reason));
         this.bytesReceived = Counter.builder("keel.http.server.bytes.received")
                 .description("Bytes read from client connections")
                 .register(registry);
@@ -267,6 +273,20 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     @Override
     public void onRejected(ServerObserver.Rejection reason) {
         rejected.get(reason).increment();
+    }
+
+    @Override
+    public void onTlsHandshakeFailed(String reason) {
+        Counter counter = tlsHandshakeFailures.get(reason);
+        if (counter == null) counter = tlsHandshakeFailures.computeIfAbsent(reason, this::tlsHandshakeFailureCounter);
+        counter.increment();
+    }
+
+    private Counter tlsHandshakeFailureCounter(String reason) {
+        return Counter.builder("keel.http.server.tls.handshake.failures")
+                .description("TLS connections closed before their handshake completed, by reason")
+                .tag("reason", reason)
+                .register(registry);
     }
 
     @Override

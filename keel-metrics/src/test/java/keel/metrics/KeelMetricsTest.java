@@ -1,6 +1,7 @@
 package keel.metrics;
 
 import keel.core.loop.EventLoop;
+import keel.core.tls.HandshakeFailures;
 import keel.http.Response;
 import keel.http.router.Router;
 import keel.http.server.Execution;
@@ -58,6 +59,22 @@ class KeelMetricsTest {
             assertThat(text.value("keel_http_server_connections_open")).isGreaterThanOrEqualTo(1);
             for (EventLoop loop : server.server().loops()) {
                 assertThat(text.find("keel_event_loop_pending_tasks", "loop", loop.name())).hasSize(1);
+            }
+        }
+    }
+
+    @Test
+    void tlsHandshakeFailuresAreCountedByReasonEachFromZero() {
+        try (KeelMetrics metrics = new KeelMetrics()) {
+            metrics.onTlsHandshakeFailed(HandshakeFailures.PLAIN_HTTP);
+            metrics.onTlsHandshakeFailed(HandshakeFailures.PLAIN_HTTP);
+            metrics.onTlsHandshakeFailed(HandshakeFailures.CERTIFICATE);
+            PrometheusText text = PrometheusText.parse(metrics.scrape());
+            assertThat(text.types()).containsEntry("keel_http_server_tls_handshake_failures_total", "counter");
+            assertThat(text.value("keel_http_server_tls_handshake_failures_total", "reason", "plain_http")).isEqualTo(2);
+            assertThat(text.value("keel_http_server_tls_handshake_failures_total", "reason", "certificate")).isEqualTo(1);
+            for (String reason : List.of("timeout", "protocol_version", "renegotiation", "other")) {
+                assertThat(text.value("keel_http_server_tls_handshake_failures_total", "reason", reason)).as(reason).isZero();
             }
         }
     }

@@ -51,6 +51,8 @@ import javax.net.ssl.SSLSession;
 public final class Channel implements IoHandler {
     private static final Log LOG = Log.of(Channel.class);
     private static final long NONE = Long.MIN_VALUE;
+    /** The size of {@link Settings#tlsBuffers}' buffers: a whole TLS record, or its plain text. */
+    public static final int TLS_BUFFER_SIZE = TlsLayer.BUFFER_SIZE;
 
     /**
      * The knobs of a kind of channel (one per server loop, or per client loop).

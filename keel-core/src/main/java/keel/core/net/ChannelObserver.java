@@ -17,9 +17,8 @@ public interface ChannelObserver {
     }
 
     /**
-     * A TLS handshake failed or stalled and its connection was closed. {@code reason} is a snake_case
-     * label: {@code timeout}, {@code plain_http}, {@code not_tls}, {@code protocol_version},
-     * {@code certificate}, {@code closed}, {@code renegotiation}, {@code other}.
+     * A TLS handshake failed or stalled and its connection was closed; {@code reason} is one of
+     * {@link keel.core.tls.HandshakeFailures#REASONS}.
      */
     default void onTlsHandshakeFailed(String reason) {
     }

@@ -30,22 +30,25 @@ public final class LingeringDrain {
     }
 
     /**
-     * The whole drain on a blocking socket, on the calling thread: shuts down output, then reads
-     * {@code input} into {@code scratch} and drops it until EOF, the byte bound, or {@code timeoutNanos}.
-     * The caller closes the socket afterwards; this method changes its read timeout.
+     * The whole drain on a blocking socket, on the calling thread: shuts down {@code output} (a TLS
+     * socket sends {@code close_notify} first), then reads {@code tcp}, the socket underneath, into
+     * {@code scratch} and drops it until EOF, the byte bound, or {@code timeoutNanos}: what the peer
+     * sends now is discarded, so it is not decrypted. The caller closes the sockets afterwards; this
+     * method changes {@code tcp}'s read timeout.
      *
      * @return true when the peer closed its side in time, false when the drain time or the byte bound ran out
      */
-    public static boolean shutdownAndDrain(Socket socket, InputStream input, byte[] scratch, long timeoutNanos)
+    public static boolean shutdownAndDrain(Socket output, Socket tcp, byte[] scratch, long timeoutNanos)
             throws IOException {
-        socket.shutdownOutput();
+        output.shutdownOutput();
+        InputStream input = tcp.getInputStream();
         long deadline = System.nanoTime() + timeoutNanos;
         LingeringDrain drain = new LingeringDrain();
         try {
             while (true) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) return false;
-                socket.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                tcp.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
                 int n = input.read(scratch);
                 if (n < 0) return true;
                 if (drain.dropped(n)) return false;

@@ -3,6 +3,7 @@ package keel.core.net;
 import keel.core.buffer.BufferPool;
 import keel.core.log.Log;
 import keel.core.loop.Poller;
+import keel.core.tls.HandshakeFailures;
 
 import java.io.EOFException;
 import java.io.IOException;
@@ -75,7 +76,7 @@ final class TlsLayer {
                 if (!step()) break;
             }
         } catch (SSLException e) {
-            fail(reason(e), e);
+            fail(HandshakeFailures.reason(e), e);
             return;
         }
         if (channel.isHandshaking()) channel.updateInterest();
@@ -134,7 +135,7 @@ final class TlsLayer {
     private void refuseNonTls() throws IOException {
         byte first = netIn.get(0);
         boolean plainHttp = first >= 'A' && first <= 'Z';
-        channel.settings().observer().onTlsHandshakeFailed(plainHttp ? "plain_http" : "not_tls");
+        channel.settings().observer().onTlsHandshakeFailed(plainHttp ? HandshakeFailures.PLAIN_HTTP : HandshakeFailures.OTHER);
         if (!plainHttp) {
             channel.closeWith(new SSLException("not a TLS record: first byte 0x" + Integer.toHexString(first & 0xff)));
             return;
@@ -193,16 +194,6 @@ final class TlsLayer {
         channel.closeWith(cause);
     }
 
-    static String reason(SSLException e) {
-        String message = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
-        if (message.contains("protocol_version") || message.contains("protocol is disabled")
-                || message.contains("no appropriate protocol") || message.contains("unsupported protocol")) return "protocol_version";
-        if (message.contains("certificate") || message.contains("pkix") || message.contains("unknown_ca")
-                || message.contains("subject alternative") || message.contains("no name matching")) return "certificate";
-        if (message.contains("unrecognized ssl message") || message.contains("plaintext connection")) return "not_tls";
-        return "other";
-    }
-
     // ---- reading ---------------------------------------------------------------------------------
 
     /** Reads records from the socket; -1 at the end of input. Opening them is {@link #decrypt}'s. */
@@ -245,7 +236,7 @@ final class TlsLayer {
         HandshakeStatus status = result.getHandshakeStatus();
         if (status == HandshakeStatus.NOT_HANDSHAKING || status == HandshakeStatus.FINISHED) return;
         if (!"TLSv1.3".equals(engine.getSession().getProtocol())) {
-            channel.settings().observer().onTlsHandshakeFailed("renegotiation");
+            channel.settings().observer().onTlsHandshakeFailed(HandshakeFailures.RENEGOTIATION);
             throw new SSLException("TLS renegotiation refused");
         }
         Runnable task;

@@ -32,7 +32,7 @@ class LingeringDrainTest {
             InputStream peerInput = peer.getInputStream();
 
             Thread.ofVirtual().start(() -> closeOnFin(peer, peerInput));
-            boolean peerClosed = LingeringDrain.shutdownAndDrain(closing, closing.getInputStream(), new byte[4096], DRAIN_TIME);
+            boolean peerClosed = LingeringDrain.shutdownAndDrain(closing, closing, new byte[4096], DRAIN_TIME);
 
             assertThat(peerClosed).isTrue();
         }
@@ -52,7 +52,7 @@ class LingeringDrainTest {
             });
 
             long start = System.nanoTime();
-            boolean peerClosed = LingeringDrain.shutdownAndDrain(closing, closing.getInputStream(), new byte[4096], DRAIN_TIME);
+            boolean peerClosed = LingeringDrain.shutdownAndDrain(closing, closing, new byte[4096], DRAIN_TIME);
 
             assertThat(peerClosed).isFalse();
             assertThat(System.nanoTime() - start).as("stopped by the byte bound, not the drain time").isLessThan(DRAIN_TIME);
@@ -64,7 +64,7 @@ class LingeringDrainTest {
         Socket[] pair = connectedPair();
         try (Socket closing = pair[0]; Socket peer = pair[1]) {
             long start = System.nanoTime();
-            boolean peerClosed = LingeringDrain.shutdownAndDrain(closing, closing.getInputStream(), new byte[4096],
+            boolean peerClosed = LingeringDrain.shutdownAndDrain(closing, closing, new byte[4096],
                     TimeUnit.MILLISECONDS.toNanos(200));
 
             assertThat(peerClosed).isFalse();

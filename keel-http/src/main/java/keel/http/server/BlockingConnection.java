@@ -4,6 +4,8 @@ import keel.core.buffer.BufferPool;
 import keel.core.buffer.WriteQueue;
 import keel.core.log.Log;
 import keel.core.net.LingeringDrain;
+import keel.core.tls.HandshakeFailures;
+import keel.core.tls.Tls;
 import keel.http.Request;
 import keel.http.Response;
 import keel.http.codec.Http1Parser;
@@ -16,6 +18,8 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Flow;
@@ -26,12 +30,22 @@ import java.util.function.Consumer;
  * One connection of the blocking transport, served start to end by one thread: read, parse, run the
  * handler here, write, repeat. Timeouts are socket read timeouts, recomputed before each read so a
  * head that trickles in still has one deadline.
+ *
+ * <p>On a TLS port the thread first sniffs and shakes hands ({@link BlockingTls}); the exchanges then
+ * run over the {@link javax.net.ssl.SSLSocket}, and a close sends {@code close_notify} before the
+ * lingering close. Other threads (a stopping server, the watchdog) end a connection by closing the TCP
+ * socket underneath, never through the TLS layer, which could wait for the serving thread's locks.
  */
 final class BlockingConnection {
     private static final Log LOG = Log.of(BlockingConnection.class);
 
     private final long id;
-    private final Socket socket;
+    /** The accepted TCP socket. */
+    private final Socket raw;
+    /** What the exchanges read and write: {@link #raw}, or the TLS socket layered over it once the handshake is done. */
+    private volatile Socket socket;
+    /** The client's certificate chain over TLS with client authentication, else null. */
+    private List<X509Certificate> peerCertificates;
     private final ServerContext context;
     private final Consumer<BlockingConnection> onClosed;
     private final Http1Parser parser;
@@ -44,11 +58,14 @@ final class BlockingConnection {
     private long idleDeadline;
     /** While a write is blocked: when it counts as stalled (0 when not writing). Read by the write watchdog. */
     private volatile long writeDeadline;
+    /** While a TLS handshake runs: when it has taken too long (0 otherwise). Read by the watchdog. */
+    private volatile long handshakeDeadline;
     /** True while the thread waits for the first byte of the next request (read by a stopping server). */
     private volatile boolean waitingForRequest;
 
     BlockingConnection(long id, Socket socket, ServerContext context, Consumer<BlockingConnection> onClosed) {
         this.id = id;
+        this.raw = socket;
         this.socket = socket;
         this.context = context;
         this.onClosed = onClosed;
@@ -60,7 +77,9 @@ final class BlockingConnection {
     /** Runs on the connection's own thread until the connection closes. */
     void serve() {
         try {
-            socket.setTcpNoDelay(true);
+            raw.setTcpNoDelay(true);
+            Tls tls = context.tls();
+            if (tls != null && !startTls(tls)) return;
             input = socket.getInputStream();
             output = new WatchedOutput(socket.getOutputStream());
             restartIdleDeadline();
@@ -73,12 +92,17 @@ final class BlockingConnection {
         }
     }
 
-    /** Answers at once and closes lingering (used when the server cannot take the connection). */
+    /**
+     * Answers at once and closes lingering (used when the server cannot take the connection). On a TLS
+     * port it only closes: a clear-text answer would be noise to a TLS client, and a handshake is the
+     * work an overloaded server refuses.
+     */
     void refuse(Response response) {
         try {
             input = socket.getInputStream();
             output = new WatchedOutput(socket.getOutputStream());
-            respondAndClose(response);
+            if (context.tls() == null) respondAndClose(response);
+            else closeLingering();
         } catch (IOException e) {
             LOG.debug("refuse_failed", "id", id, "cause", e);
         } finally {
@@ -89,7 +113,7 @@ final class BlockingConnection {
 
     /** Closes the socket from another thread (server stop); the serving thread then ends. */
     void abort() {
-        closeQuietly();
+        closeTcp();
     }
 
     /**
@@ -99,23 +123,73 @@ final class BlockingConnection {
     void closeIfIdle() {
         if (!waitingForRequest) return;
         try {
-            socket.shutdownOutput();
+            socket.shutdownOutput(); // over TLS: close_notify, then the FIN
         } catch (IOException e) {
-            closeQuietly();
+            closeTcp();
         }
     }
 
     /** For a stopping server, once the drain time is over: a connection still waiting for a request closes. */
     void abortIfIdle() {
-        if (waitingForRequest) closeQuietly();
+        if (waitingForRequest) closeTcp();
     }
 
-    /** Called by the server's write watchdog: a write that made no progress for the idle timeout ends the connection. */
-    void abortIfWriteStalled(long now) {
+    /**
+     * Called by the server's watchdog: a write that made no progress for the idle timeout, or a TLS
+     * handshake past its timeout, ends the connection.
+     */
+    void abortIfStalled(long now) {
         long deadline = writeDeadline;
         if (deadline != 0 && now - deadline > 0) {
             LOG.debug("write_stalled", "id", id);
-            closeQuietly();
+            closeTcp();
+        }
+        deadline = handshakeDeadline;
+        if (deadline != 0 && now - deadline > 0) {
+            LOG.debug("tls_handshake_stalled", "id", id);
+            closeTcp();
+        }
+    }
+
+    /**
+     * Sniffs the first byte and shakes hands under the handshake timeout. True when the connection now
+     * speaks TLS; false when it ends here: closed, refused (a clear-text client gets a clear-text 400)
+     * or failed, each failure counted.
+     */
+    private boolean startTls(Tls tls) throws IOException {
+        long deadline = System.nanoTime() + tls.handshakeTimeout().toNanos();
+        handshakeDeadline = deadline;
+        BlockingTls.Start start;
+        try {
+            // Until its first byte, a connection is idle: a stopping server may close it.
+            waitingForRequest = true;
+            if (context.isStopping()) return false;
+            start = BlockingTls.start(raw, tls, deadline, () -> waitingForRequest = false);
+        } finally {
+            waitingForRequest = false;
+            handshakeDeadline = 0;
+        }
+        switch (start) {
+            case BlockingTls.Start.Secured secured -> {
+                socket = secured.socket();
+                peerCertificates = secured.peerCertificates();
+                return true;
+            }
+            case BlockingTls.Start.PlainText plainText -> {
+                context.observer().onTlsHandshakeFailed(HandshakeFailures.PLAIN_HTTP);
+                input = raw.getInputStream();
+                output = new WatchedOutput(raw.getOutputStream());
+                respondAndClose(Responses.error(400, "this port speaks TLS: use https://"));
+                return false;
+            }
+            case BlockingTls.Start.Closed closed -> {
+                return false;
+            }
+            case BlockingTls.Start.Failed failed -> {
+                context.observer().onTlsHandshakeFailed(failed.reason());
+                LOG.debug("tls_handshake_failed", "id", id, "reason", failed.reason(), "cause", failed.cause());
+                return false;
+            }
         }
     }
 
@@ -155,6 +229,7 @@ final class BlockingConnection {
 
     /** Runs the handler here and writes its response; false when the connection must close. */
     private boolean exchange(Request request) throws IOException {
+        if (peerCertificates != null) request = request.withPeerCertificates(peerCertificates);
         Response response = context.dispatcher().respond(request);
         ResponsePlan plan = ResponsePlan.of(request, response, context.isStopping());
         if (plan.streamsBody()) {
@@ -208,11 +283,15 @@ final class BlockingConnection {
         closeLingering();
     }
 
-    /** Flush, shut down output, drain input briefly, close: the client always receives the last response. */
+    /**
+     * Flush, shut down output, drain input briefly, close: the client always receives the last response.
+     * Over TLS the shutdown sends {@code close_notify} first, and the drain reads the TCP socket: what
+     * the client sends after that is discarded anyway, so it is not decrypted.
+     */
     private void closeLingering() throws IOException {
         output.flush();
         long drainTime = Wait.LINGER.timeoutNanos(context.options().timeouts());
-        if (!LingeringDrain.shutdownAndDrain(socket, input, in.array(), drainTime)) LOG.debug("linger_cut_short", "id", id);
+        if (!LingeringDrain.shutdownAndDrain(socket, raw, in.array(), drainTime)) LOG.debug("linger_cut_short", "id", id);
         closeQuietly();
     }
 
@@ -248,9 +327,21 @@ final class BlockingConnection {
         }
     }
 
+    /** On the serving thread: closes the socket (over TLS, with {@code close_notify} if not sent yet). */
     private void closeQuietly() {
         try {
             socket.close();
+        } catch (IOException e) {
+            LOG.debug("close_failed", "id", id, "cause", e);
+        } finally {
+            closeTcp(); // a TLS close that failed half-way still releases the socket
+        }
+    }
+
+    /** From any thread: closes the TCP socket; a TLS layer above it fails its pending read or write. */
+    private void closeTcp() {
+        try {
+            raw.close();
         } catch (IOException e) {
             LOG.debug("close_failed", "id", id, "cause", e);
         }

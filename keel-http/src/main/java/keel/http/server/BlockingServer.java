@@ -67,7 +67,10 @@ final class BlockingServer implements HttpServer.Listener {
         acceptor.start();
     }
 
-    /** Java sockets have no write timeout: this thread closes connections whose write made no progress for the idle timeout. */
+    /**
+     * Java sockets have no write timeout: this thread closes connections whose write made no progress
+     * for the idle timeout, and TLS handshakes that outlive their timeout.
+     */
     private void watchWrites() {
         while (!context.isStopping()) {
             try {
@@ -76,7 +79,7 @@ final class BlockingServer implements HttpServer.Listener {
                 return;
             }
             long now = System.nanoTime();
-            for (BlockingConnection connection : open) connection.abortIfWriteStalled(now);
+            for (BlockingConnection connection : open) connection.abortIfStalled(now);
         }
     }
 

@@ -100,7 +100,24 @@ public final class ConfigKeys {
             key("websocket.idle-timeout", "--ws-idle-timeout", "a WebSocket session that receives nothing this long is closed (1001)",
                     o -> ConfigValues.duration(o.webSocket().idleTimeout()), (b, v) -> b.wsIdleTimeout(ConfigValues.duration(v))),
             key("websocket.ping-interval", "--ws-ping-interval", "how often a keep-alive ping goes to each WebSocket session (0s: never)",
-                    o -> ConfigValues.duration(o.webSocket().pingInterval()), (b, v) -> b.wsPingInterval(ConfigValues.duration(v))));
+                    o -> ConfigValues.duration(o.webSocket().pingInterval()), (b, v) -> b.wsPingInterval(ConfigValues.duration(v))),
+            key("server.tls.certificate", "--tls-cert", "PEM certificate chain (server certificate first): turns TLS on, with --tls-key",
+                    o -> ConfigValues.path(o.tls().certificate()), (b, v) -> b.tlsCertificate(ConfigValues.path(v))),
+            key("server.tls.key", "--tls-key", "PEM private key of --tls-cert (PKCS#8, PKCS#1 or SEC1, unencrypted)",
+                    o -> ConfigValues.path(o.tls().privateKey()), (b, v) -> b.tlsPrivateKey(ConfigValues.path(v))),
+            key("server.tls.keystore", "--tls-keystore", "PKCS#12 keystore with the key and its chain: turns TLS on (instead of --tls-cert)",
+                    o -> ConfigValues.path(o.tls().keystore()), (b, v) -> b.tlsKeystore(ConfigValues.path(v))),
+            key("server.tls.keystore-password", "--tls-keystore-password", "password of --tls-keystore",
+                    o -> ConfigValues.nullAsEmpty(o.tls().keystorePassword()), (b, v) -> b.tlsKeystorePassword(ConfigValues.emptyAsNull(v))),
+            key("server.tls.protocols", "--tls-protocols", "TLS versions accepted, comma-separated: TLSv1.3, TLSv1.2",
+                    o -> ConfigValues.list(o.tls().protocols()), (b, v) -> b.tlsProtocols(keel.core.tls.Tls.checkProtocols(ConfigValues.list(v)))),
+            key("server.tls.handshake-timeout", "--tls-handshake-timeout", "from a TLS connection's first byte to the end of its handshake",
+                    o -> ConfigValues.duration(o.tls().handshakeTimeout()), (b, v) -> b.tlsHandshakeTimeout(ConfigValues.duration(v))),
+            key("server.tls.client-auth", "--tls-client-auth", "client certificates: none, want (ask) or need (refuse clients without one)",
+                    o -> o.tls().clientAuth().name().toLowerCase(java.util.Locale.ROOT),
+                    (b, v) -> b.tlsClientAuth(ConfigValues.word(v, keel.core.tls.ClientAuth.class))),
+            key("server.tls.client-trust", "--tls-client-trust", "PEM certificates of the CAs that sign client certificates (with want or need)",
+                    o -> ConfigValues.path(o.tls().clientTrust()), (b, v) -> b.tlsClientTrust(ConfigValues.path(v))));
 
     private ConfigKeys() {
     }

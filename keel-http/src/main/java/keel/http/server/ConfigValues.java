@@ -1,9 +1,16 @@
 package keel.http.server;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 
-/** Parses and prints configuration words (shared by every configuration table): integers, sizes ({@code 8KiB}, {@code 10MiB}), durations ({@code 500ms}, {@code 10s}). */
+/**
+ * Parses and prints configuration words (shared by every configuration table): integers, sizes
+ * ({@code 8KiB}, {@code 10MiB}), durations ({@code 500ms}, {@code 10s}), file paths and comma-separated
+ * lists. An empty path or text means "not set".
+ */
 public final class ConfigValues {
     private ConfigValues() {
     }
@@ -101,5 +108,34 @@ public final class ConfigValues {
         if (ms % 60_000 == 0 && ms >= 60_000) return ms / 60_000 + "m";
         if (ms % 1000 == 0) return ms / 1000 + "s";
         return ms + "ms";
+    }
+
+    /** A file path; empty means not set (null). */
+    public static Path path(String text) {
+        return text.isBlank() ? null : Path.of(text.strip());
+    }
+
+    /** The configuration word of a path: empty when not set. */
+    public static String path(Path path) {
+        return path == null ? "" : path.toString();
+    }
+
+    /** Optional text: empty means not set (null). */
+    public static String emptyAsNull(String text) {
+        return text.isEmpty() ? null : text;
+    }
+
+    /** The configuration word of optional text: empty when not set. */
+    public static String nullAsEmpty(String text) {
+        return text == null ? "" : text;
+    }
+
+    /** A comma-separated list ({@code TLSv1.3,TLSv1.2}); blanks around the commas are ignored. */
+    public static List<String> list(String text) {
+        return Arrays.stream(text.split(",")).map(String::strip).filter(word -> !word.isEmpty()).toList();
+    }
+
+    public static String list(List<String> words) {
+        return String.join(",", words);
     }
 }

@@ -3,6 +3,7 @@ package keel.http.server;
 import keel.core.log.Log;
 import keel.core.net.Channel;
 import keel.core.net.Protocol;
+import keel.core.tls.Tls;
 import keel.http.Request;
 import keel.http.Response;
 import keel.http.codec.Http1Parser;
@@ -12,8 +13,11 @@ import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
 
 import java.nio.ByteBuffer;
+import java.security.cert.X509Certificate;
+import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
+import javax.net.ssl.SSLSession;
 
 /**
  * The HTTP/1.1 server exchange on a {@link Channel} of the nio transport: every method runs on the
@@ -54,6 +58,8 @@ final class Http1Protocol implements Protocol, Dispatcher.Upgradable {
     private Wait wait = Wait.NONE;
     private Request current;
     private ResponseStream stream;
+    /** The client's certificate chain (TLS with client authentication), or null. */
+    private List<X509Certificate> peerCertificates;
 
     Http1Protocol(long id, LoopConnections home, Response refusal) {
         this.id = id;
@@ -71,6 +77,8 @@ final class Http1Protocol implements Protocol, Dispatcher.Upgradable {
 
     @Override
     public void onOpen(Channel open) {
+        SSLSession session = channel.tlsSession();
+        if (session != null) peerCertificates = Tls.peerCertificates(session);
         if (refusal != null) respondAndClose(refusal);
         else waitFor(Wait.IDLE, false);
     }
@@ -139,6 +147,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Upgradable {
     // ---- the request path ------------------------------------------------------------------------
 
     private void onRequest(Request request) {
+        if (peerCertificates != null) request = request.withPeerCertificates(peerCertificates);
         current = request;
         state = State.HANDLING;
         channel.pauseInput(); // pipelined requests wait until this one is answered

@@ -59,13 +59,15 @@ public final class HttpServer implements AutoCloseable {
     private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
 
     private HttpServer(ServerOptions options, Router router, ServerObserver observer) throws IOException {
+        // The key material first: a file that cannot be read stops the start before anything runs.
+        keel.core.tls.Tls tls = ServerTls.create(options.tls());
         if (options.warmup()) {
             warmup(options);
             observer.warmup();
         }
         this.options = options;
         this.dispatcher = new Dispatcher(options, router.freeze(), observer);
-        ServerContext context = new ServerContext(options, dispatcher, observer);
+        ServerContext context = new ServerContext(options, dispatcher, observer, tls);
         try {
             this.transport = switch (options.transport()) {
                 case NIO -> new NioServer(context);

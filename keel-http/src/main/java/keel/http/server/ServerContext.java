@@ -2,6 +2,7 @@ package keel.http.server;
 
 import keel.core.buffer.BufferPool;
 import keel.core.net.Channel;
+import keel.core.tls.Tls;
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
 import keel.http.router.Route;
@@ -11,20 +12,22 @@ import keel.http.ws.WsHandshake;
 import java.time.Duration;
 import javax.net.ssl.SSLEngine;
 
-/** What both transports share for one running server: options, dispatcher, observer, and whether it is stopping. */
+/** What both transports share for one running server: options, dispatcher, observer, TLS, and whether it is stopping. */
 final class ServerContext {
     private final ServerOptions options;
     private final Dispatcher dispatcher;
     private final ServerObserver observer;
+    private final Tls tls;
     private final Http1Parser.Limits parserLimits;
     private final int readBufferSize;
     private final WsConnection.Settings webSocketSettings;
     private volatile boolean stopping;
 
-    ServerContext(ServerOptions options, Dispatcher dispatcher, ServerObserver observer) {
+    ServerContext(ServerOptions options, Dispatcher dispatcher, ServerObserver observer, Tls tls) {
         this.options = options;
         this.dispatcher = dispatcher;
         this.observer = observer;
+        this.tls = tls;
         var limits = options.limits();
         this.parserLimits = new Http1Parser.Limits(limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize());
         // Larger than the head limit, so a buffer full of head bytes always means 431, never a stall.
@@ -40,13 +43,15 @@ final class ServerContext {
      * bound of a write that makes no progress, the lingering close's drain time.
      */
     Channel.Settings channelSettings(BufferPool buffers) {
-        return new Channel.Settings(buffers, null, options.waterMarks().high(), options.waterMarks().low(),
-                options.timeouts().idle(), options.timeouts().lingerDrain(), Duration.ofSeconds(10), false, observer);
+        BufferPool tlsBuffers = tls == null ? null : new BufferPool(Channel.TLS_BUFFER_SIZE, 64);
+        Duration handshakeTimeout = tls == null ? Duration.ofSeconds(10) : tls.handshakeTimeout();
+        return new Channel.Settings(buffers, tlsBuffers, options.waterMarks().high(), options.waterMarks().low(),
+                options.timeouts().idle(), options.timeouts().lingerDrain(), handshakeTimeout, false, observer);
     }
 
     /** A server-mode engine for a new connection, or null when the server speaks plain HTTP. */
     SSLEngine newTlsEngine() {
-        return null;
+        return tls == null ? null : tls.newServerEngine();
     }
 
     WsConnection.Settings webSocketSettings() {
@@ -63,6 +68,11 @@ final class ServerContext {
 
     ServerObserver observer() {
         return observer;
+    }
+
+    /** The TLS every connection speaks (built once from {@code options.tls()} by {@link ServerTls}), or null for clear text. */
+    Tls tls() {
+        return tls;
     }
 
     Http1Parser.Limits parserLimits() {

@@ -1,11 +1,14 @@
 package keel.http.server;
 
 import keel.core.loop.EventLoop;
+import keel.core.tls.ClientAuth;
 import keel.http.ws.WsOptions;
 
 import static keel.http.server.ConfigValues.positive;
 
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -18,12 +21,13 @@ import java.util.Objects;
  * @param execution default execution of routes that do not set one (nio transport)
  * @param threads   thread kind of the blocking transport
  * @param webSocket the limits and timeouts of WebSocket sessions (nio transport; see {@link WsOptions})
+ * @param tls       https: the key material and handshake settings; {@link Tls#enabled() disabled} by default
  * @param warmup    run the hot paths (JIT), loops, buffer pools and the resolver before the port opens
  *                  ({@link HttpServer#warmup})
  */
 public record ServerOptions(String host, int port, Transport transport, Execution execution, Threads threads,
                             Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks, Guard guard,
-                            WsOptions webSocket, boolean warmup) {
+                            WsOptions webSocket, Tls tls, boolean warmup) {
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
@@ -32,6 +36,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         Objects.requireNonNull(threads, "threads");
         Objects.requireNonNull(guard, "guard");
         Objects.requireNonNull(webSocket, "webSocket");
+        Objects.requireNonNull(tls, "tls");
         if (port < 0 || port > 65_535) throw new IllegalArgumentException("port must be in 0..65535: " + port);
     }
 
@@ -133,6 +138,64 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         }
     }
 
+    /**
+     * TLS on the server's port (https, wss): on when a certificate or a keystore is set. The files are
+     * read once, when the server starts; a file that cannot be read or used stops the start with a
+     * message naming it.
+     *
+     * @param certificate      PEM certificate chain: the server's certificate first, then its intermediates
+     * @param privateKey       PEM private key of that certificate (unencrypted PKCS#8, PKCS#1 or SEC1)
+     * @param keystore         PKCS#12 keystore holding the key and its chain, instead of the two PEM files
+     * @param keystorePassword its password (null: none)
+     * @param protocols        protocol versions accepted: {@code TLSv1.3}, {@code TLSv1.2}; nothing older
+     * @param handshakeTimeout from a connection's first byte to the end of its handshake
+     * @param clientAuth       {@code none}, or ask clients for a certificate ({@code want}) or insist
+     *                         ({@code need}); handlers read it with {@link keel.http.Request#peerCertificates()}
+     * @param clientTrust      PEM certificates of the CAs that sign client certificates; required with
+     *                         {@code want}/{@code need} (the JDK's public CAs are never what a server
+     *                         means to trust for its clients)
+     */
+    public record Tls(Path certificate, Path privateKey, Path keystore, String keystorePassword, List<String> protocols,
+                      Duration handshakeTimeout, ClientAuth clientAuth, Path clientTrust) {
+        public Tls {
+            protocols = keel.core.tls.Tls.checkProtocols(protocols);
+            positive("server.tls.handshake-timeout", handshakeTimeout);
+            Objects.requireNonNull(clientAuth, "server.tls.client-auth");
+            if ((certificate == null) != (privateKey == null)) {
+                throw new IllegalArgumentException("server.tls.certificate and server.tls.key go together: set both or neither");
+            }
+            if (certificate != null && keystore != null) {
+                throw new IllegalArgumentException("set either server.tls.certificate and server.tls.key (PEM) or server.tls.keystore, not both");
+            }
+            if (keystorePassword != null && keystore == null) {
+                throw new IllegalArgumentException("server.tls.keystore-password is set but server.tls.keystore is not");
+            }
+            if (clientAuth != ClientAuth.NONE && clientTrust == null) {
+                throw new IllegalArgumentException("server.tls.client-auth " + clientAuth.name().toLowerCase(java.util.Locale.ROOT)
+                        + " needs server.tls.client-trust: the CA certificates (PEM) that sign client certificates");
+            }
+            if (clientAuth == ClientAuth.NONE && clientTrust != null) {
+                throw new IllegalArgumentException("server.tls.client-trust is set but server.tls.client-auth is none");
+            }
+            if (clientAuth != ClientAuth.NONE && certificate == null && keystore == null) {
+                throw new IllegalArgumentException("server.tls.client-auth needs TLS: set server.tls.certificate and server.tls.key, or server.tls.keystore");
+            }
+        }
+
+        /** Whether the server speaks TLS: a certificate or a keystore is set. */
+        public boolean enabled() {
+            return certificate != null || keystore != null;
+        }
+
+        /** Like the record's, with the keystore password hidden. */
+        @Override
+        public String toString() {
+            return "Tls[certificate=" + certificate + ", privateKey=" + privateKey + ", keystore=" + keystore
+                    + ", keystorePassword=" + (keystorePassword == null ? null : "***") + ", protocols=" + protocols
+                    + ", handshakeTimeout=" + handshakeTimeout + ", clientAuth=" + clientAuth + ", clientTrust=" + clientTrust + "]";
+        }
+    }
+
     public static ServerOptions defaults() {
         return builder().build();
     }
@@ -176,6 +239,14 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.wsCloseTimeout = webSocket.closeTimeout();
         b.wsIdleTimeout = webSocket.idleTimeout();
         b.wsPingInterval = webSocket.pingInterval();
+        b.tlsCertificate = tls.certificate();
+        b.tlsPrivateKey = tls.privateKey();
+        b.tlsKeystore = tls.keystore();
+        b.tlsKeystorePassword = tls.keystorePassword();
+        b.tlsProtocols = tls.protocols();
+        b.tlsHandshakeTimeout = tls.handshakeTimeout();
+        b.tlsClientAuth = tls.clientAuth();
+        b.tlsClientTrust = tls.clientTrust();
         b.warmup = warmup;
         return b;
     }
@@ -215,6 +286,14 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         private Duration wsCloseTimeout = WsOptions.defaults().closeTimeout();
         private Duration wsIdleTimeout = WsOptions.defaults().idleTimeout();
         private Duration wsPingInterval = WsOptions.defaults().pingInterval();
+        private Path tlsCertificate = null;
+        private Path tlsPrivateKey = null;
+        private Path tlsKeystore = null;
+        private String tlsKeystorePassword = null;
+        private List<String> tlsProtocols = keel.core.tls.Tls.DEFAULT_PROTOCOLS;
+        private Duration tlsHandshakeTimeout = Duration.ofSeconds(10);
+        private ClientAuth tlsClientAuth = ClientAuth.NONE;
+        private Path tlsClientTrust = null;
         private boolean warmup = false;
 
         private Builder() {
@@ -253,6 +332,14 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder wsCloseTimeout(Duration wsCloseTimeout) { this.wsCloseTimeout = wsCloseTimeout; return this; }
         public Builder wsIdleTimeout(Duration wsIdleTimeout) { this.wsIdleTimeout = wsIdleTimeout; return this; }
         public Builder wsPingInterval(Duration wsPingInterval) { this.wsPingInterval = wsPingInterval; return this; }
+        public Builder tlsCertificate(Path tlsCertificate) { this.tlsCertificate = tlsCertificate; return this; }
+        public Builder tlsPrivateKey(Path tlsPrivateKey) { this.tlsPrivateKey = tlsPrivateKey; return this; }
+        public Builder tlsKeystore(Path tlsKeystore) { this.tlsKeystore = tlsKeystore; return this; }
+        public Builder tlsKeystorePassword(String tlsKeystorePassword) { this.tlsKeystorePassword = tlsKeystorePassword; return this; }
+        public Builder tlsProtocols(List<String> tlsProtocols) { this.tlsProtocols = tlsProtocols; return this; }
+        public Builder tlsHandshakeTimeout(Duration tlsHandshakeTimeout) { this.tlsHandshakeTimeout = tlsHandshakeTimeout; return this; }
+        public Builder tlsClientAuth(ClientAuth tlsClientAuth) { this.tlsClientAuth = tlsClientAuth; return this; }
+        public Builder tlsClientTrust(Path tlsClientTrust) { this.tlsClientTrust = tlsClientTrust; return this; }
         public Builder warmup(boolean warmup) { this.warmup = warmup; return this; }
 
         public ServerOptions build() {
@@ -263,6 +350,8 @@ public record ServerOptions(String host, int port, Transport transport, Executio
                     new WaterMarks(highWaterMark, lowWaterMark),
                     new Guard(guardEnabled, lagProbeInterval, blockedThreshold, onBlocked),
                     new WsOptions(wsMaxFrameSize, wsMaxMessageSize, wsMaxQueuedOutput, wsCloseTimeout, wsIdleTimeout, wsPingInterval),
+                    new Tls(tlsCertificate, tlsPrivateKey, tlsKeystore, tlsKeystorePassword, tlsProtocols, tlsHandshakeTimeout,
+                            tlsClientAuth, tlsClientTrust),
                     warmup);
         }
     }

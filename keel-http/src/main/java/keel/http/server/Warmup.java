@@ -58,7 +58,10 @@ public final class Warmup {
     /** Serves the warm-up routes with options like {@code like} on a free loopback port and drives them with {@code client}. */
     public static Report run(ServerOptions like, HttpClient client, int requests, Duration budget) throws IOException, InterruptedException {
         long start = System.nanoTime();
-        ServerOptions options = like.toBuilder().host("127.0.0.1").port(0).warmup(false).build();
+        // Clear text: the warm-up client speaks plain HTTP, and the handshake is not part of the request path.
+        ServerOptions options = like.toBuilder().host("127.0.0.1").port(0).warmup(false)
+                .tlsCertificate(null).tlsPrivateKey(null).tlsKeystore(null).tlsKeystorePassword(null)
+                .tlsClientAuth(keel.core.tls.ClientAuth.NONE).tlsClientTrust(null).build();
         // An observer that records nothing, so the reporting path (one lambda per response) runs too.
         HttpServer server = HttpServer.start(options, routes(), new ServerObserver() {
         });
