@@ -25,8 +25,8 @@
 #      several run at once to keep the server busy (see srv cpu%).
 #   Around each measured run it reads the server JVM's utime+stime from /proc/PID/stat (JIT, GC
 #   and every other JVM thread included). Before them, one HTTP/1.0 GET through
-#   "openssl s_client" (the request s_time sends) must answer 200, and one handshake records
-#   the protocol, cipher suite and key exchange group the server picks.
+#   "openssl s_client" (the request s_time sends) is checked for a 200 (noted if not), and one
+#   handshake records the protocol, cipher suite and key exchange group the server picks.
 #
 # How to read the table
 #   One row per server with the median over its rounds, then keel/netty: the ratio of those
