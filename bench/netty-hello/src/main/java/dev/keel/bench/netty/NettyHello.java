@@ -24,8 +24,12 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
 import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
+import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -36,6 +40,8 @@ import java.util.concurrent.TimeUnit;
  * Minimal Netty 4.2 NIO HTTP/1.1 server, the reference point for Keel's throughput runs.
  * Responses are written without flushing while a read batch is processed and flushed once in
  * channelReadComplete, so a burst of pipelined requests is answered with a single write.
+ * With {@code --tls-cert} (a PEM certificate chain) and {@code --tls-key} (a PEM PKCS#8 key) it
+ * serves HTTPS instead, through the JDK's own TLS engine (TLSv1.3 and TLSv1.2), for bench/tls.sh.
  */
 public final class NettyHello {
     private static final AsciiString TEXT_PLAIN = AsciiString.cached("text/plain");
@@ -52,19 +58,28 @@ public final class NettyHello {
         return new AsciiString(DateTimeFormatter.RFC_1123_DATE_TIME.format(ZonedDateTime.now(ZoneOffset.UTC)));
     }
 
-    public static void main(String[] args) throws InterruptedException {
+    public static void main(String[] args) throws Exception {
         int port = 8081;
         int threads = Runtime.getRuntime().availableProcessors();
+        String tlsCert = null;
+        String tlsKey = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--port" -> port = Integer.parseInt(args[++i]);
                 case "--threads" -> threads = Integer.parseInt(args[++i]);
-                default -> {
-                    System.err.println("usage: netty-hello [--port N] [--threads N]");
-                    System.exit(2);
-                }
+                case "--tls-cert" -> tlsCert = args[++i];
+                case "--tls-key" -> tlsKey = args[++i];
+                default -> usage();
             }
         }
+        if ((tlsCert == null) != (tlsKey == null)) {
+            usage();
+        }
+        SslContext ssl = tlsCert == null ? null
+                : SslContextBuilder.forServer(new File(tlsCert), new File(tlsKey))
+                        .sslProvider(SslProvider.JDK)
+                        .protocols("TLSv1.3", "TLSv1.2")
+                        .build();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
         try {
             group.scheduleAtFixedRate(() -> date = formatNow(), 1, 1, TimeUnit.SECONDS);
@@ -77,15 +92,24 @@ public final class NettyHello {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            if (ssl != null) {
+                                ch.pipeline().addLast(ssl.newHandler(ch.alloc()));
+                            }
                             ch.pipeline().addLast(new HttpServerCodec(), new HelloHandler());
                         }
                     })
                     .bind(port).sync().channel();
-            System.out.println("netty-hello listening on port " + port + " with " + threads + " event loop(s)");
+            System.out.println("netty-hello listening on port " + port + (ssl == null ? "" : " (TLS, JDK provider)")
+                    + " with " + threads + " event loop(s)");
             server.closeFuture().sync();
         } finally {
             group.shutdownGracefully();
         }
+    }
+
+    private static void usage() {
+        System.err.println("usage: netty-hello [--port N] [--threads N] [--tls-cert CHAIN.pem --tls-key KEY.pem]");
+        System.exit(2);
     }
 
     private static final class HelloHandler extends ChannelInboundHandlerAdapter {
