@@ -126,7 +126,8 @@ final class Call {
 
     /**
      * RFC 9110 §15.4: follows 301, 302, 303, 307 and 308 for GET and HEAD, up to {@code max-redirects}.
-     * A {@code Location} that is not a valid http URI is not followed: the caller gets the 3xx.
+     * A {@code Location} that is not a valid http(s) URI, or that leaves https for http, is not followed:
+     * the caller gets the 3xx.
      */
     private boolean followsRedirect(Response response) {
         int status = response.status();
@@ -142,7 +143,8 @@ final class Call {
         } catch (IllegalArgumentException e) {
             return false;
         }
-        if (!"http".equalsIgnoreCase(next.getScheme()) || next.getHost() == null) return false;
+        if (!ClientRequest.isHttp(next) || next.getHost() == null) return false;
+        if (request.isSecure() && !"https".equalsIgnoreCase(next.getScheme())) return false; // no downgrade to clear text
         redirects++;
         Headers headers = next.getHost().equalsIgnoreCase(request.uri().getHost()) ? request.headers()
                 : withoutCredentials(request.headers());
@@ -167,7 +169,7 @@ final class Call {
      * the response's first byte.
      */
     final class Attempt {
-        private final HostPool pool = home.pool(request.uri().getHost(), request.port());
+        private final HostPool pool = home.pool(request.isSecure(), request.uri().getHost(), request.port());
         private Timer responseTimer;
         private ClientConnection connection;
         private boolean reused;

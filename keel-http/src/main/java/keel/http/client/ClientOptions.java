@@ -1,7 +1,9 @@
 package keel.http.client;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import javax.net.ssl.SSLContext;
 
 /**
  * Every knob of an {@link HttpClient}, immutable, with all defaults in {@link Builder}.
@@ -15,10 +17,11 @@ import java.util.Objects;
  * @param maxRedirects        redirects followed for GET and HEAD; 0 (the default) follows none
  * @param retry               the retry policy of requests that do not set one
  * @param pool                the connection pool of each host
+ * @param tls                 how {@code https} connections are secured
  */
 public record ClientOptions(int loops, Duration connectTimeout, Duration responseTimeout, Duration requestTimeout,
                             int maxResponseHeadSize, long maxResponseBodySize, int maxRedirects, RetryPolicy retry,
-                            Pool pool) {
+                            Pool pool, Tls tls) {
 
     public ClientOptions {
         if (loops < 1) throw new IllegalArgumentException("loops must be >= 1: " + loops);
@@ -34,6 +37,24 @@ public record ClientOptions(int loops, Duration connectTimeout, Duration respons
         if (maxRedirects < 0) throw new IllegalArgumentException("max-redirects must be >= 0");
         Objects.requireNonNull(retry, "retry");
         Objects.requireNonNull(pool, "pool");
+        Objects.requireNonNull(tls, "tls");
+    }
+
+    /**
+     * TLS of {@code https} calls. The trust comes from {@code context} when given, else from the
+     * certificates in {@code trust} (PEM), else from the JDK's default trust store. Sessions are
+     * resumed, and SNI is sent for host names.
+     *
+     * @param context          a ready SSL context (trust, and a client certificate for mutual TLS), or null
+     * @param trust            PEM certificates to trust instead of the JDK's store, or null
+     * @param verifyHostname   the server's certificate must name the host called (RFC 2818); off only for tests
+     * @param handshakeTimeout how long a TLS handshake may take, after the TCP connect
+     */
+    public record Tls(SSLContext context, Path trust, boolean verifyHostname, Duration handshakeTimeout) {
+        public Tls {
+            if (context != null && trust != null) throw new IllegalArgumentException("tls: give an SSL context or a trust file, not both");
+            positive("tls.handshake-timeout", handshakeTimeout);
+        }
     }
 
     /** Which idle connection a request gets: the most recently used (LIFO, keeps few connections warm) or the oldest (FIFO, spreads use). */
@@ -84,6 +105,10 @@ public record ClientOptions(int loops, Duration connectTimeout, Duration respons
         builder.maxResponseBodySize = maxResponseBodySize;
         builder.maxRedirects = maxRedirects;
         builder.retry = retry;
+        builder.sslContext = tls.context();
+        builder.tlsTrust = tls.trust();
+        builder.verifyHostname = tls.verifyHostname();
+        builder.tlsHandshakeTimeout = tls.handshakeTimeout();
         return builder.pool(pool);
     }
 
@@ -114,6 +139,10 @@ public record ClientOptions(int loops, Duration connectTimeout, Duration respons
         private Duration maxLifeTime = Duration.ZERO;
         private Duration evictionInterval = Duration.ofSeconds(5);
         private Order order = Order.LIFO;
+        private SSLContext sslContext;
+        private Path tlsTrust;
+        private boolean verifyHostname = true;
+        private Duration tlsHandshakeTimeout = Duration.ofSeconds(10);
 
         public Builder loops(int loops) {
             this.loops = loops;
@@ -201,10 +230,31 @@ public record ClientOptions(int loops, Duration connectTimeout, Duration respons
             return this;
         }
 
+        public Builder sslContext(SSLContext sslContext) {
+            this.sslContext = sslContext;
+            return this;
+        }
+
+        public Builder tlsTrust(Path tlsTrust) {
+            this.tlsTrust = tlsTrust;
+            return this;
+        }
+
+        public Builder verifyHostname(boolean verifyHostname) {
+            this.verifyHostname = verifyHostname;
+            return this;
+        }
+
+        public Builder tlsHandshakeTimeout(Duration tlsHandshakeTimeout) {
+            this.tlsHandshakeTimeout = tlsHandshakeTimeout;
+            return this;
+        }
+
         public ClientOptions build() {
             return new ClientOptions(loops, connectTimeout, responseTimeout, requestTimeout, maxResponseHeadSize,
                     maxResponseBodySize, maxRedirects, retry,
-                    new Pool(maxConnections, maxPendingAcquires, acquireTimeout, maxIdleTime, maxLifeTime, evictionInterval, order));
+                    new Pool(maxConnections, maxPendingAcquires, acquireTimeout, maxIdleTime, maxLifeTime, evictionInterval, order),
+                    new Tls(sslContext, tlsTrust, verifyHostname, tlsHandshakeTimeout));
         }
     }
 }

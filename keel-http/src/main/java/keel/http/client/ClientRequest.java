@@ -12,7 +12,7 @@ import java.util.Objects;
  * A request for {@link HttpClient}, as an immutable value: {@code ClientRequest.post(uri, json).header(..)}.
  * The client writes {@code Host} and {@code Content-Length} itself and drops {@code Connection} and
  * {@code Transfer-Encoding} fields. The method and every field are checked, so no value can forge
- * fields or requests. Only {@code http} URIs are supported.
+ * fields or requests. {@code http} and {@code https} URIs are supported.
  *
  * @param timeout    this request's {@code request-timeout}, or null for the client's
  * @param retry      this request's retry policy, or null for the client's
@@ -32,7 +32,7 @@ public record ClientRequest(String method, URI uri, Headers headers, byte[] body
             Headers.checkName(headers.name(i));
             Headers.checkValue(headers.value(i));
         }
-        if (!"http".equalsIgnoreCase(uri.getScheme())) throw new IllegalArgumentException("only http URIs are supported: " + uri);
+        if (!isHttp(uri)) throw new IllegalArgumentException("only http and https URIs are supported: " + uri);
         if (uri.getHost() == null) throw new IllegalArgumentException("no host in " + uri);
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) throw new IllegalArgumentException("timeout must be > 0");
     }
@@ -80,8 +80,17 @@ public record ClientRequest(String method, URI uri, Headers headers, byte[] body
         return idempotent != null ? idempotent : RetryPolicy.isIdempotent(method);
     }
 
+    static boolean isHttp(URI uri) {
+        return "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
+    }
+
+    /** True for an {@code https} URI: the connection speaks TLS. */
+    boolean isSecure() {
+        return "https".equalsIgnoreCase(uri.getScheme());
+    }
+
     int port() {
-        return uri.getPort() < 0 ? 80 : uri.getPort();
+        return uri.getPort() >= 0 ? uri.getPort() : isSecure() ? 443 : 80;
     }
 
     /** The origin-form target: path and query, with any non-ASCII character percent-encoded (RFC 3986). */

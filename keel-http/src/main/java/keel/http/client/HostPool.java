@@ -32,6 +32,7 @@ final class HostPool {
     }
 
     private final LoopPools home;
+    private final boolean secure;
     private final String host;
     private final int port;
     private final String name;
@@ -42,8 +43,9 @@ final class HostPool {
     private Timer eviction;
     private boolean closed;
 
-    HostPool(LoopPools home, String host, int port) {
+    HostPool(LoopPools home, boolean secure, String host, int port) {
         this.home = home;
+        this.secure = secure;
         this.host = host;
         this.port = port;
         this.name = name(host, port);
@@ -211,6 +213,15 @@ final class HostPool {
         return host + ":" + port;
     }
 
+    /** What tells this pool from the others of its loop: scheme, host and port. */
+    String key() {
+        return key(secure, host, port);
+    }
+
+    static String key(boolean secure, String host, int port) {
+        return (secure ? "https://" : "http://") + name(host, port);
+    }
+
     EventLoop loop() {
         return home.loop();
     }
@@ -225,7 +236,7 @@ final class HostPool {
 
     /** A client-mode TLS engine for a new connection to this host, or null for plain HTTP. */
     javax.net.ssl.SSLEngine newTlsEngine() {
-        return null;
+        return secure ? home.tls().newClientEngine(host, port) : null;
     }
 
     keel.core.net.Channel.Settings channelSettings() {

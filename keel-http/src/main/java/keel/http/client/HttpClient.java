@@ -50,6 +50,7 @@ public final class HttpClient implements AutoCloseable {
     /** The pools of each loop a call ran on: the client's own, and those of callers' loops (a server's). */
     private final Map<EventLoop, LoopPools> pools = new ConcurrentHashMap<>();
     private final Resolver resolver = new Resolver();
+    private final ClientTls tls;
     private final AtomicInteger turn = new AtomicInteger();
     private volatile boolean closed;
 
@@ -58,6 +59,7 @@ public final class HttpClient implements AutoCloseable {
         this.ownLoops = ownLoops;
         this.loops = List.copyOf(loops);
         if (this.loops.isEmpty()) throw new IllegalArgumentException("a client needs at least one event loop");
+        this.tls = new ClientTls(options.tls());
     }
 
     public static HttpClient create() {
@@ -157,7 +159,7 @@ public final class HttpClient implements AutoCloseable {
         LoopPools existing = pools.get(loop);
         if (existing != null) return existing;
         pools.keySet().removeIf(other -> !other.thread().isAlive()); // the loops of servers that stopped
-        return pools.computeIfAbsent(loop, key -> new LoopPools(key, options, resolver));
+        return pools.computeIfAbsent(loop, key -> new LoopPools(key, options, resolver, tls));
     }
 
     /**
@@ -185,6 +187,7 @@ public final class HttpClient implements AutoCloseable {
     /** Resolves {@code upstream}, and sends it one HEAD from each loop: each loop's pool keeps one open connection. */
     private int warmUpstream(URI upstream) throws IOException, InterruptedException {
         resolver.resolveNow(upstream.getHost());
+        if ("https".equalsIgnoreCase(upstream.getScheme())) tls.get(); // the trust store loads here, not on a loop
         List<CompletableFuture<Response>> heads = new ArrayList<>();
         for (EventLoop loop : loops) {
             CompletableFuture<Response> head = new CompletableFuture<>();

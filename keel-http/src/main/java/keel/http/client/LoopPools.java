@@ -5,6 +5,7 @@ import keel.core.loop.EventLoop;
 import keel.core.loop.Timer;
 import keel.core.net.Channel;
 import keel.core.net.ChannelObserver;
+import keel.core.tls.Tls;
 import keel.http.codec.Http1ResponseParser;
 
 import java.time.Duration;
@@ -12,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /** What a client keeps on one event loop: a pool per host and a buffer pool. Confined to the loop. */
 final class LoopPools {
@@ -25,13 +27,16 @@ final class LoopPools {
     private final BufferPool buffers;
     private final Http1ResponseParser.Limits parserLimits;
     private final Channel.Settings channelSettings;
+    /** The client's TLS, made on the first https call (the JDK's default context takes a while to load). */
+    private final Supplier<Tls> tls;
     private final Map<String, HostPool> pools = new HashMap<>();
     /** Calls waiting out a retry delay, failed at once if the client closes meanwhile. */
     private final Map<Call, Timer> retrying = new HashMap<>();
     private boolean closed;
 
-    LoopPools(EventLoop loop, ClientOptions options, Resolver resolver) {
+    LoopPools(EventLoop loop, ClientOptions options, Resolver resolver, Supplier<Tls> tls) {
         this.loop = loop;
+        this.tls = tls;
         this.options = options;
         this.resolver = resolver;
         // Twice the largest head, so a head over the limit always shows as one (a buffer the head fills would stall).
@@ -39,13 +44,15 @@ final class LoopPools {
         this.parserLimits = new Http1ResponseParser.Limits(options.maxResponseHeadSize(), 100);
         // A client reads while its request is still being written: the server may answer early (a 413).
         // Calls carry their own timeouts, so a write has no bound of its own.
-        this.channelSettings = new Channel.Settings(buffers, null, HIGH_WATER_MARK, LOW_WATER_MARK, Duration.ZERO,
-                Duration.ofSeconds(2), Duration.ofSeconds(10), true, ChannelObserver.NONE);
+        this.channelSettings = new Channel.Settings(buffers, new BufferPool(Channel.TLS_BUFFER_SIZE, MAX_POOLED_BUFFERS),
+                HIGH_WATER_MARK, LOW_WATER_MARK, Duration.ZERO, Duration.ofSeconds(2), options.tls().handshakeTimeout(), true,
+                ChannelObserver.NONE);
     }
 
-    HostPool pool(String host, int port) {
-        return pools.computeIfAbsent(HostPool.name(host, port), key -> {
-            HostPool pool = new HostPool(this, host, port);
+    /** The pool of one origin: scheme, host and port. */
+    HostPool pool(boolean secure, String host, int port) {
+        return pools.computeIfAbsent(HostPool.key(secure, host, port), key -> {
+            HostPool pool = new HostPool(this, secure, host, port);
             if (closed) pool.close();
             return pool;
         });
@@ -58,7 +65,7 @@ final class LoopPools {
 
     /** Forgets a pool with no connection and no waiter; the next call to its host makes a new one. */
     void remove(HostPool pool) {
-        pools.remove(pool.name(), pool);
+        pools.remove(pool.key(), pool);
     }
 
     /** Runs {@code call}'s next attempt after {@code delayNanos}, on this loop's timers. */
@@ -114,6 +121,10 @@ final class LoopPools {
 
     BufferPool buffers() {
         return buffers;
+    }
+
+    Tls tls() {
+        return tls.get();
     }
 
     Channel.Settings channelSettings() {

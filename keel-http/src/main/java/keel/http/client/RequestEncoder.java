@@ -14,7 +14,7 @@ final class RequestEncoder {
         out.putAscii(request.target());
         out.putAscii(" HTTP/1.1\r\nHost: ");
         out.putAscii(request.uri().getHost());
-        if (request.uri().getPort() >= 0 && request.uri().getPort() != 80) {
+        if (request.uri().getPort() >= 0 && request.uri().getPort() != (request.isSecure() ? 443 : 80)) {
             out.put((byte) ':');
             out.putDecimal(request.uri().getPort());
         }

@@ -24,10 +24,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLEngine;
 
 /**
- * A WebSocket client (RFC 6455, {@code ws://} only) on Keel's event loops, with the server's frame
- * codec: every frame it sends is masked with a fresh key from a {@link SecureRandom}.
+ * A WebSocket client (RFC 6455, {@code ws://} and {@code wss://}) on Keel's event loops, with the
+ * server's frame codec: every frame it sends is masked with a fresh key from a {@link SecureRandom}.
+ * {@code wss} trusts what {@link ClientOptions.Tls} says (the JDK's default trust store unless given
+ * a context or a trust file) and checks the host name.
  *
  * <pre>{@code
  * try (WebSocketClient client = WebSocketClient.create()) {
@@ -55,19 +58,26 @@ public final class WebSocketClient implements AutoCloseable {
     private final Map<EventLoop, Channel.Settings> channelSettings = new IdentityHashMap<>();
     private final SecureRandom random = new SecureRandom();
     private final AtomicLong ids = new AtomicLong();
+    private final ClientTls tls;
 
     /** A client on {@code loops}, which it does not close; sessions spread over them in turn. */
     public WebSocketClient(LoopGroup loops, WsOptions options) {
-        this(loops, options, false);
+        this(loops, options, ClientOptions.defaults().tls(), false);
     }
 
-    private WebSocketClient(LoopGroup loops, WsOptions options, boolean ownsLoops) {
+    /** A client on {@code loops}, which it does not close, securing {@code wss} sessions with {@code tls}. */
+    public WebSocketClient(LoopGroup loops, WsOptions options, ClientOptions.Tls tls) {
+        this(loops, options, tls, false);
+    }
+
+    private WebSocketClient(LoopGroup loops, WsOptions options, ClientOptions.Tls tls, boolean ownsLoops) {
         this.loops = Objects.requireNonNull(loops, "loops");
+        this.tls = new ClientTls(Objects.requireNonNull(tls, "tls"));
         this.ownsLoops = ownsLoops;
         this.settings = new WsConnection.Settings(Objects.requireNonNull(options, "options"), HIGH_WATER_MARK, LOW_WATER_MARK);
         for (EventLoop loop : loops.loops()) {
-            channelSettings.put(loop, new Channel.Settings(new BufferPool(16 * 1024, 64), null, HIGH_WATER_MARK, LOW_WATER_MARK,
-                    Duration.ZERO, Duration.ofSeconds(2), HANDSHAKE_TIMEOUT, false, ChannelObserver.NONE));
+            channelSettings.put(loop, new Channel.Settings(new BufferPool(16 * 1024, 64), new BufferPool(Channel.TLS_BUFFER_SIZE, 16),
+                    HIGH_WATER_MARK, LOW_WATER_MARK, Duration.ZERO, Duration.ofSeconds(2), tls.handshakeTimeout(), false, ChannelObserver.NONE));
         }
         WsHandshake.prepare(); // the loops check accept keys: load SHA-1 here, not on a loop
         random.nextInt(); // seeds the generator here too (keys and masks are drawn on the loops)
@@ -80,7 +90,7 @@ public final class WebSocketClient implements AutoCloseable {
 
     /** A client with {@code loopCount} event loops of its own; {@link #close()} stops them. */
     public static WebSocketClient create(WsOptions options, int loopCount) {
-        return new WebSocketClient(new LoopGroup(loopCount, "keel-ws-client"), options, true);
+        return new WebSocketClient(new LoopGroup(loopCount, "keel-ws-client"), options, ClientOptions.defaults().tls(), true);
     }
 
     /** {@link #connect(URI, WsListener, List)} offering no subprotocol. */
@@ -96,15 +106,23 @@ public final class WebSocketClient implements AutoCloseable {
     public CompletableFuture<WsSession> connect(URI uri, WsListener listener, List<String> subprotocols) {
         Objects.requireNonNull(listener, "listener");
         CompletableFuture<WsSession> opened = new CompletableFuture<>();
-        if (!"ws".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException("expected a ws://host[:port]/path URI: " + uri));
+        boolean secure = "wss".equalsIgnoreCase(uri.getScheme());
+        if (!(secure || "ws".equalsIgnoreCase(uri.getScheme())) || uri.getHost() == null) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("expected a ws:// or wss://host[:port]/path URI: " + uri));
         }
-        InetSocketAddress address = new InetSocketAddress(uri.getHost(), uri.getPort() < 0 ? 80 : uri.getPort());
+        int port = uri.getPort() >= 0 ? uri.getPort() : secure ? 443 : 80;
+        InetSocketAddress address = new InetSocketAddress(uri.getHost(), port);
+        SSLEngine engine;
+        try {
+            engine = secure ? tls.get().newClientEngine(uri.getHost(), port) : null;
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
         if (address.isUnresolved()) return CompletableFuture.failedFuture(new IOException("cannot resolve " + uri.getHost()));
         EventLoop loop = loops.next();
         var handshake = new WsClientHandshake(ids.incrementAndGet(), uri, List.copyOf(subprotocols), listener, random, settings, opened);
         try {
-            loop.execute(() -> handshake.start(address, loop, channelSettings.get(loop), null));
+            loop.execute(() -> handshake.start(address, loop, channelSettings.get(loop), engine));
         } catch (RejectedExecutionException e) {
             opened.completeExceptionally(e);
         }
