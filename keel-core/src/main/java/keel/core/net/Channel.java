@@ -204,7 +204,18 @@ public final class Channel implements IoHandler {
             return;
         }
         deliver();
+        if (endOfTlsInput()) return;
         flush();
+    }
+
+    /**
+     * The peer's {@code close_notify} came with the last records. Like a FIN, the protocol hears of it
+     * only once it has taken the input before it and wants more (not while a handler runs).
+     */
+    private boolean endOfTlsInput() {
+        if (tls == null || !tls.isInboundDone() || inputEnded || inputPaused || state != State.OPEN || hasBufferedInput()) return false;
+        onEndOfInput();
+        return true;
     }
 
     /**
@@ -451,10 +462,7 @@ public final class Channel implements IoHandler {
         if (n > 0) {
             settings.observer().onBytesRead(n);
             deliver();
-            if (tls != null && tls.isInboundDone()) {
-                onEndOfInput(); // close_notify
-                return;
-            }
+            if (endOfTlsInput()) return;
         }
         flush();
     }
@@ -528,7 +536,7 @@ public final class Channel implements IoHandler {
     }
 
     private boolean wantsInput() {
-        return !inputPaused && !inputEnded && (settings.readsWhileBacklogged() || isWritable())
+        return !inputPaused && !inputEnded && (tls == null || !tls.isInboundDone()) && (settings.readsWhileBacklogged() || isWritable())
                 && (in == null || in.hasRemaining());
     }
 

@@ -251,8 +251,9 @@ final class TlsLayer {
         return inboundDone;
     }
 
+    /** Records not opened yet (nothing counts after the peer's {@code close_notify}). */
     boolean hasBufferedInput() {
-        return netIn != null && netIn.position() > 0;
+        return !inboundDone && netIn != null && netIn.position() > 0;
     }
 
     /** Unwraps from {@code netIn} into the channel's input during the handshake (application data may follow the last flight). */

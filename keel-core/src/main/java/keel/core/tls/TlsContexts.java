@@ -16,6 +16,7 @@ import java.security.PrivateKey;
 import java.security.Signature;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 
@@ -49,15 +50,7 @@ public final class TlsContexts {
     /** A server context presenting the private key entry of the PKCS#12 keystore {@code pkcs12}. */
     public static SSLContext server(Path pkcs12, char[] password, Path clientTrustPemOrNull) throws IOException {
         char[] secret = password == null ? new char[0] : password;
-        KeyStore store;
-        try (InputStream in = Files.newInputStream(pkcs12)) {
-            store = KeyStore.getInstance("PKCS12");
-            store.load(in, secret);
-        } catch (IOException e) {
-            throw new IOException(pkcs12 + ": cannot open the PKCS#12 keystore: " + e.getMessage(), e);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalArgumentException(pkcs12 + ": cannot open the PKCS#12 keystore: " + e.getMessage(), e);
-        }
+        KeyStore store = openKeystore(pkcs12, secret);
         try {
             if (Collections.list(store.aliases()).stream().noneMatch(alias -> isKeyEntry(store, alias))) {
                 throw new IllegalArgumentException(pkcs12 + ": the keystore holds no private key entry");
@@ -74,6 +67,37 @@ public final class TlsContexts {
     /** A client context trusting {@code trustPemOrNull} (null: the JDK's default trust store), presenting no certificate. */
     public static SSLContext client(Path trustPemOrNull) throws IOException {
         return context(null, trustManagers(trustPemOrNull));
+    }
+
+    /** A client context trusting exactly {@code certificates} (a server's own chain, for its warm-up). */
+    public static SSLContext trusting(List<X509Certificate> certificates) {
+        return context(null, trustManagers(certificates, "the given certificates"));
+    }
+
+    /** The certificate chain of the first private key entry of the PKCS#12 keystore {@code pkcs12}. */
+    public static List<X509Certificate> chain(Path pkcs12, char[] password) throws IOException {
+        KeyStore store = openKeystore(pkcs12, password == null ? new char[0] : password);
+        try {
+            for (String alias : Collections.list(store.aliases())) {
+                if (!isKeyEntry(store, alias)) continue;
+                return Arrays.stream(store.getCertificateChain(alias)).map(X509Certificate.class::cast).toList();
+            }
+        } catch (GeneralSecurityException e) {
+            throw new IllegalArgumentException(pkcs12 + ": cannot read the keystore's certificate chain: " + e.getMessage(), e);
+        }
+        throw new IllegalArgumentException(pkcs12 + ": the keystore holds no private key entry");
+    }
+
+    private static KeyStore openKeystore(Path pkcs12, char[] secret) throws IOException {
+        try (InputStream in = Files.newInputStream(pkcs12)) {
+            KeyStore store = KeyStore.getInstance("PKCS12");
+            store.load(in, secret);
+            return store;
+        } catch (IOException e) {
+            throw new IOException(pkcs12 + ": cannot open the PKCS#12 keystore: " + e.getMessage(), e);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalArgumentException(pkcs12 + ": cannot open the PKCS#12 keystore: " + e.getMessage(), e);
+        }
     }
 
     /** A client context for mutual TLS: trusts {@code trustPemOrNull} and presents {@code certificateChainPem} with {@code privateKeyPem}. */
@@ -98,15 +122,18 @@ public final class TlsContexts {
 
     private static TrustManager[] trustManagers(Path trustPem) throws IOException {
         if (trustPem == null) return null; // SSLContext.init then uses the JDK's default trust managers
-        List<X509Certificate> trusted = Pem.certificates(trustPem);
+        return trustManagers(Pem.certificates(trustPem), trustPem.toString());
+    }
+
+    private static TrustManager[] trustManagers(List<X509Certificate> trusted, String source) {
         try {
             KeyStore store = emptyStore();
             for (int i = 0; i < trusted.size(); i++) store.setCertificateEntry("trusted-" + i, trusted.get(i));
             TrustManagerFactory factory = TrustManagerFactory.getInstance("PKIX");
             factory.init(store);
             return factory.getTrustManagers();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalArgumentException(trustPem + ": cannot trust these certificates: " + e.getMessage(), e);
+        } catch (GeneralSecurityException | IOException e) {
+            throw new IllegalArgumentException(source + ": cannot trust these certificates: " + e.getMessage(), e);
         }
     }
 

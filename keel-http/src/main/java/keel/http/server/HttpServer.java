@@ -106,7 +106,10 @@ public final class HttpServer implements AutoCloseable {
      */
     public static Warmup.Report warmup(ServerOptions options) throws IOException {
         java.net.InetAddress.getByName(options.host());
-        try (HttpClient client = HttpClient.create(ClientOptions.builder().loops(1).build())) {
+        ClientOptions.Builder clientOptions = ClientOptions.builder().loops(1);
+        // Over TLS the warm-up client trusts the server's own certificate, on 127.0.0.1 whatever names it holds.
+        if (options.tls().enabled()) clientOptions.sslContext(ServerTls.trustingOwnCertificate(options.tls())).verifyHostname(false);
+        try (HttpClient client = HttpClient.create(clientOptions.build())) {
             return Warmup.run(options, client, Warmup.DEFAULT_REQUESTS, Warmup.DEFAULT_BUDGET);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -18,6 +18,8 @@ import java.util.concurrent.Flow;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.SocketFactory;
+import javax.net.ssl.SSLContext;
 
 /**
  * Runs Keel's request path before real traffic, so the first real request meets loaded classes,
@@ -58,15 +60,17 @@ public final class Warmup {
     /** Serves the warm-up routes with options like {@code like} on a free loopback port and drives them with {@code client}. */
     public static Report run(ServerOptions like, HttpClient client, int requests, Duration budget) throws IOException, InterruptedException {
         long start = System.nanoTime();
-        // Clear text: the warm-up client speaks plain HTTP, and the handshake is not part of the request path.
+        // Over TLS too, with the real certificate (the handshake is on the path of every new connection),
+        // but without asking for client certificates: the warm-up client presents none.
         ServerOptions options = like.toBuilder().host("127.0.0.1").port(0).warmup(false)
-                .tlsCertificate(null).tlsPrivateKey(null).tlsKeystore(null).tlsKeystorePassword(null)
                 .tlsClientAuth(keel.core.tls.ClientAuth.NONE).tlsClientTrust(null).build();
+        SSLContext tls = options.tls().enabled() ? client.options().tls().context() : null;
+        if (options.tls().enabled() && tls == null) throw new IllegalArgumentException("a TLS warm-up needs a client with an SSL context that trusts the server");
         // An observer that records nothing, so the reporting path (one lambda per response) runs too.
         HttpServer server = HttpServer.start(options, routes(), new ServerObserver() {
         });
         try {
-            List<ClientRequest> mix = mix("http://127.0.0.1:" + server.port());
+            List<ClientRequest> mix = mix((tls == null ? "http" : "https") + "://127.0.0.1:" + server.port());
             Semaphore window = new Semaphore(IN_FLIGHT);
             AtomicInteger answered = new AtomicInteger();
             AtomicInteger failed = new AtomicInteger();
@@ -81,7 +85,7 @@ public final class Warmup {
             if (!window.tryAcquire(IN_FLIGHT, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                 failed.addAndGet(IN_FLIGHT - window.availablePermits()); // still unanswered when the budget ran out
             }
-            int closing = connectionPerRequest(server.port(), CONNECTION_PER_REQUEST, deadline);
+            int closing = connectionPerRequest(server.port(), tls, CONNECTION_PER_REQUEST, deadline);
             ran |= failed.get() == 0 && answered.get() > 0;
             return new Report(answered.get() + closing, failed.get() + CONNECTION_PER_REQUEST - closing,
                     Duration.ofNanos(System.nanoTime() - start));
@@ -123,14 +127,15 @@ public final class Warmup {
 
     /**
      * Requests that each come on a new connection and end it ({@code Connection: close}), as health
-     * checks and load balancers send them: the accept, close and lingering paths get warm too.
-     * Returns how many were answered.
+     * checks and load balancers send them: the accept, close and lingering paths (and, with {@code tls},
+     * the full handshake) get warm too. Returns how many were answered.
      */
-    private static int connectionPerRequest(int port, int count, long deadline) {
+    private static int connectionPerRequest(int port, SSLContext tls, int count, long deadline) {
         byte[] request = "GET /warmup/text HTTP/1.1\r\nHost: warmup\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+        SocketFactory sockets = tls == null ? SocketFactory.getDefault() : tls.getSocketFactory();
         int answered = 0;
         for (int i = 0; i < count && System.nanoTime() - deadline < 0; i++) {
-            try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            try (Socket socket = sockets.createSocket(InetAddress.getLoopbackAddress(), port)) {
                 socket.setSoTimeout(2_000);
                 socket.getOutputStream().write(request);
                 socket.shutdownOutput();

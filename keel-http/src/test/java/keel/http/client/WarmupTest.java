@@ -7,6 +7,8 @@ import keel.http.server.ServerOptions;
 import keel.http.server.TestServer;
 import keel.http.server.Transport;
 import keel.http.server.Warmup;
+import keel.http.tls.TestCertificates;
+import keel.core.tls.ClientAuth;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -31,6 +33,21 @@ class WarmupTest {
         assertThat(report.failures()).isZero();
         assertThat(report.requests()).isGreaterThanOrEqualTo(500);
         assertThat(threadsNamed("keel-client")).isEqualTo(clientLoopsBefore);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void overTlsTheWarmupRunsTheHandshakeAndEveryRequestOnBothTransports(Transport transport) throws Exception {
+        ServerOptions options = ServerOptions.builder().host("127.0.0.1").port(0).loops(1).transport(transport)
+                .tlsCertificate(TestCertificates.serverCertPem()).tlsPrivateKey(TestCertificates.serverKeyPem())
+                .tlsClientAuth(ClientAuth.NEED).tlsClientTrust(TestCertificates.caPem()).build();
+        // A generous budget: this checks that every path runs over TLS, not how fast a busy machine runs it.
+        try (HttpClient client = HttpClient.create(ClientOptions.builder().loops(1).sslContext(TestCertificates.clientContextTrustingCa()).build())) {
+            Warmup.Report report = Warmup.run(options, client, 1000, java.time.Duration.ofSeconds(60));
+            // Every request answered over TLS, the one-connection-per-request phase included (a full handshake each).
+            assertThat(report.failures()).isZero();
+            assertThat(report.requests()).isEqualTo(1200);
+        }
     }
 
     @Test
