@@ -71,11 +71,4 @@ class TlsOptionsTest {
         ConfigKeys.applyFlag(builder, "--tls-key", " ");
         assertThat(builder.build().tls().enabled()).isFalse();
     }
-
-    @Test
-    void theNioTransportRefusesTlsUntilItSpeaksIt() {
-        ServerOptions options = ServerOptions.builder().host("127.0.0.1").port(0).transport(Transport.NIO)
-                .tlsCertificate(TestCertificates.serverCertPem()).tlsPrivateKey(TestCertificates.serverKeyPem()).build();
-        assertThatThrownBy(() -> HttpServer.start(options, new Router())).hasMessageContaining("--transport blocking");
-    }
 }
