@@ -31,7 +31,7 @@ final class TlsLayer {
     private static final int MAX_SEAL_PER_FLUSH = 256 * 1024;
     private static final byte HANDSHAKE_RECORD = 0x16;
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
-    private static final String PLAIN_HTTP_BODY = "This port speaks TLS: use https://\n";
+    private static final String PLAIN_HTTP_BODY = "this port speaks TLS: use https://\n";
     private static final byte[] PLAIN_HTTP_ANSWER = ("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: "
             + PLAIN_HTTP_BODY.length() + "\r\nConnection: close\r\n\r\n" + PLAIN_HTTP_BODY).getBytes(StandardCharsets.ISO_8859_1);
 
