@@ -1,8 +1,6 @@
 package keel.http.server;
 
 import keel.core.tls.ClientAuth;
-import keel.http.router.Router;
-import keel.http.tls.TestCertificates;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -70,12 +68,5 @@ class TlsOptionsTest {
         ConfigKeys.applyFlag(builder, "--tls-cert", "");
         ConfigKeys.applyFlag(builder, "--tls-key", " ");
         assertThat(builder.build().tls().enabled()).isFalse();
-    }
-
-    @Test
-    void theNioTransportRefusesTlsUntilItSpeaksIt() {
-        ServerOptions options = ServerOptions.builder().host("127.0.0.1").port(0).transport(Transport.NIO)
-                .tlsCertificate(TestCertificates.serverCertPem()).tlsPrivateKey(TestCertificates.serverKeyPem()).build();
-        assertThatThrownBy(() -> HttpServer.start(options, new Router())).hasMessageContaining("--transport blocking");
     }
 }
