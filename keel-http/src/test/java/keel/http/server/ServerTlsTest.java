@@ -24,10 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 
@@ -38,38 +35,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /** https on both transports, over real sockets, with the test CA's certificates. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class ServerTlsTest {
-
-    /** Counts the handshake failures a server reports, by reason. */
-    static final class FailureCounter implements ServerObserver {
-        private final Map<String, AtomicInteger> failures = new ConcurrentHashMap<>();
-
-        @Override
-        public void onTlsHandshakeFailed(String reason) {
-            failures.computeIfAbsent(reason, r -> new AtomicInteger()).incrementAndGet();
-        }
-
-        @Override
-        public String toString() {
-            return "handshake failures " + failures;
-        }
-
-        /** The failures of {@code reason}, or of every reason for null. */
-        int count(String reason) {
-            if (reason == null) return failures.values().stream().mapToInt(AtomicInteger::get).sum();
-            AtomicInteger count = failures.get(reason);
-            return count == null ? 0 : count.get();
-        }
-
-        /**
-         * Waits up to 5 s for the count of {@code reason} (null: any) to reach {@code expected}; the
-         * server reports after the client saw the failure.
-         */
-        int await(String reason, int expected) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (count(reason) < expected && System.nanoTime() - deadline < 0) Thread.sleep(5);
-            return count(reason);
-        }
-    }
 
     private static Router routes() {
         return new Router()
@@ -147,7 +112,7 @@ class ServerTlsTest {
     @ParameterizedTest
     @EnumSource(Transport.class)
     void aPlainHttpRequestToTheTlsPortGetsAClearText400AtOnce(Transport transport) throws Exception {
-        FailureCounter failures = new FailureCounter();
+        HandshakeFailureCounter failures = new HandshakeFailureCounter();
         try (HttpServer server = start(transport, failures, b -> { }); RawClient client = RawClient.connect(server.port())) {
             long start = System.nanoTime();
             RawClient.RawResponse response = client.send(RawClient.get("/hello")).read(false);
@@ -163,7 +128,7 @@ class ServerTlsTest {
     @ParameterizedTest
     @EnumSource(Transport.class)
     void aClientThatDoesNotTrustTheServerFailsTheHandshakeAndItIsCounted(Transport transport) throws Exception {
-        FailureCounter failures = new FailureCounter();
+        HandshakeFailureCounter failures = new HandshakeFailureCounter();
         SSLContext trustsAnotherCertificate = TlsContexts.client(TestCertificates.untrustedCertPem());
         try (HttpServer server = start(transport, failures, b -> { }); HttpClient client = client(trustsAnotherCertificate)) {
             assertThatThrownBy(() -> get(client, "https://localhost:" + server.port() + "/hello")).isInstanceOf(SSLHandshakeException.class);
@@ -192,7 +157,7 @@ class ServerTlsTest {
         // ClientHello by hand (RFC 4346 §7.4.1.2): no extensions, two CBC suites of that era.
         byte[] hello = HexFormat.of().parseHex("16030100" + "2f" + "010000" + "2b" + "0302"
                 + "00".repeat(32) + "00" + "0004" + "c009002f" + "0100");
-        FailureCounter failures = new FailureCounter();
+        HandshakeFailureCounter failures = new HandshakeFailureCounter();
         try (HttpServer server = start(transport, failures, b -> { }); Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(5_000);
             socket.getOutputStream().write(hello);
@@ -207,7 +172,7 @@ class ServerTlsTest {
     @ParameterizedTest
     @EnumSource(Transport.class)
     void aHandshakeThatStallsIsClosedAtTheHandshakeTimeoutAndCounted(Transport transport) throws Exception {
-        FailureCounter failures = new FailureCounter();
+        HandshakeFailureCounter failures = new HandshakeFailureCounter();
         try (HttpServer server = start(transport, failures, b -> b.tlsHandshakeTimeout(Duration.ofMillis(300)));
              Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(5_000);
@@ -222,7 +187,7 @@ class ServerTlsTest {
     @ParameterizedTest
     @EnumSource(Transport.class)
     void mutualTlsNeedRefusesAClientWithoutACertificateAndShowsTheHandlerTheOther(Transport transport) throws Exception {
-        FailureCounter failures = new FailureCounter();
+        HandshakeFailureCounter failures = new HandshakeFailureCounter();
         try (HttpServer server = start(transport, failures, b -> b.tlsClientAuth(ClientAuth.NEED).tlsClientTrust(TestCertificates.caPem()));
              HttpClient anonymous = client(TestCertificates.clientContextTrustingCa());
              HttpClient withCertificate = client(TestCertificates.clientContextWithClientCert())) {
