@@ -31,7 +31,7 @@ final class TlsLayer {
     private static final int MAX_SEAL_PER_FLUSH = 256 * 1024;
     private static final byte HANDSHAKE_RECORD = 0x16;
     private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
-    private static final String PLAIN_HTTP_BODY = "This port speaks TLS: use https://\n";
+    private static final String PLAIN_HTTP_BODY = "this port speaks TLS: use https://\n";
     private static final byte[] PLAIN_HTTP_ANSWER = ("HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: "
             + PLAIN_HTTP_BODY.length() + "\r\nConnection: close\r\n\r\n" + PLAIN_HTTP_BODY).getBytes(StandardCharsets.ISO_8859_1);
 
@@ -75,7 +75,9 @@ final class TlsLayer {
                 }
                 if (!step()) break;
             }
-        } catch (SSLException e) {
+        } catch (IOException e) {
+            // The engine's own failure, or the peer gone (a FIN or a reset, often after the client
+            // refused the certificate without an alert that arrived): counted alike.
             fail(HandshakeFailures.reason(e), e);
             return;
         }
@@ -115,11 +117,16 @@ final class TlsLayer {
     private boolean readForHandshake() throws IOException {
         ensureNetIn();
         int n = channel.socket().read(netIn);
+        boolean serverFirstRead = firstRead && !engine.getUseClientMode();
+        if (n < 0 && serverFirstRead) {
+            channel.close(); // a client closed before its first byte (a TCP health check, say): no handshake failed
+            return false;
+        }
         if (n < 0) throw new EOFException("peer closed during the TLS handshake");
         if (n == 0) return false;
         channel.settings().observer().onBytesRead(n);
-        if (firstRead && !engine.getUseClientMode()) {
-            firstRead = false;
+        firstRead = false;
+        if (serverFirstRead) {
             if (netIn.get(0) != HANDSHAKE_RECORD) {
                 refuseNonTls();
                 return false;
@@ -141,7 +148,12 @@ final class TlsLayer {
             return;
         }
         LOG.debug("tls_plain_http_refused");
-        channel.socket().write(ByteBuffer.wrap(PLAIN_HTTP_ANSWER)); // a fresh socket's send buffer takes it whole
+        try {
+            channel.socket().write(ByteBuffer.wrap(PLAIN_HTTP_ANSWER)); // a fresh socket's send buffer takes it whole
+        } catch (IOException e) {
+            channel.closeWith(e); // already counted: not a second failure
+            return;
+        }
         dropOutput();
         channel.closeLingering();
     }
@@ -177,12 +189,22 @@ final class TlsLayer {
         return Poller.READ;
     }
 
-    /** Ends a handshake that failed or stalled, counted with its reason. */
+    /**
+     * Ends a handshake that failed or stalled, counted with its reason. Only the engine's own failure
+     * (an {@link SSLException}) sends the alert it produced; a stall or a peer that went away is
+     * closed without one, as the blocking transport does (an alert made up on a timeout would answer
+     * a client that may not have sent a ClientHello yet).
+     */
     void fail(String reason, Exception cause) {
         if (channel.isClosed()) return;
         LOG.debug("tls_handshake_failed", "reason", reason, "cause", cause);
         channel.settings().observer().onTlsHandshakeFailed(reason);
-        // The alert the engine produced (if any) goes out before the socket closes, best effort.
+        if (cause instanceof SSLException) sendAlert();
+        channel.closeWith(cause);
+    }
+
+    /** Writes the alert the engine produced, best effort: the socket closes next. */
+    private void sendAlert() {
         try {
             engine.closeOutbound();
             ensureNetOut();
@@ -191,7 +213,6 @@ final class TlsLayer {
         } catch (IOException | RuntimeException ignored) {
             // the connection is failing anyway; the socket closes next
         }
-        channel.closeWith(cause);
     }
 
     // ---- reading ---------------------------------------------------------------------------------

@@ -123,6 +123,9 @@ public final class Http1Parser {
             }
             in.position(start - base);
             if (start == limit || (a[start] == '\r' && start + 1 == limit)) return ParseResult.NEED_MORE;
+            // A method is a token (RFC 9110 §9.1): a first byte that cannot start one (a TLS ClientHello's
+            // 0x16, say) is refused now, not after the head-read timeout waiting for a line end.
+            if (!Tokens.isTchar(a[start])) throw new BadMessage("not an HTTP request: it does not start with a method");
         }
         int end = head.find(a, start, limit);
         if (end < 0) {

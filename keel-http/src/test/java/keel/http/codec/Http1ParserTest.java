@@ -191,6 +191,20 @@ class Http1ParserTest {
     }
 
     @Test
+    void refusesAFirstByteThatCannotStartAMethodAtOnce() {
+        // 0x16: the first byte of a TLS record (a ClientHello sent to a plain port).
+        for (byte first : new byte[]{0x16, 0x00, (byte) 0x80, ' ', '('}) {
+            ParseResult result = new Http1Parser(LIMITS).parse(ByteBuffer.wrap(new byte[]{first}));
+            assertThat(result).as("first byte 0x%02x", first).isInstanceOf(ParseResult.Failed.class);
+            assertThat(((ParseResult.Failed) result).status()).isEqualTo(400);
+            assertThat(((ParseResult.Failed) result).reason()).contains("method");
+        }
+        ParseResult afterEmptyLines = new Http1Parser(LIMITS).parse(ByteBuffer.wrap(new byte[]{'\r', '\n', 0x16}));
+        assertThat(afterEmptyLines).isInstanceOf(ParseResult.Failed.class);
+        assertThat(new Http1Parser(LIMITS).parse(ByteBuffer.wrap(new byte[]{'G'}))).isInstanceOf(ParseResult.NeedMore.class);
+    }
+
+    @Test
     void staysFailedAfterAFailure() {
         Http1Parser parser = new Http1Parser(LIMITS);
         ParseResult first = parser.parse(ByteBuffer.wrap("BAD\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1)));

@@ -1,5 +1,8 @@
 package keel.http.server;
 
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -44,6 +47,24 @@ final class RawClient implements AutoCloseable {
     static RawClient connect(int port) {
         try {
             return new RawClient(new Socket("127.0.0.1", port));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Over TLS: a client socket of {@code context} that has shaken hands with the server at
+     * {@code port}, checking its certificate for {@code localhost}.
+     */
+    static RawClient tls(int port, SSLContext context) {
+        try {
+            SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket(new Socket("127.0.0.1", port), "localhost", port, true);
+            SSLParameters parameters = socket.getSSLParameters();
+            parameters.setEndpointIdentificationAlgorithm("HTTPS");
+            socket.setSSLParameters(parameters);
+            socket.setSoTimeout(10_000);
+            socket.startHandshake();
+            return new RawClient(socket);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

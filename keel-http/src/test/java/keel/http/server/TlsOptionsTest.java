@@ -1,8 +1,6 @@
 package keel.http.server;
 
 import keel.core.tls.ClientAuth;
-import keel.http.router.Router;
-import keel.http.tls.TestCertificates;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;

@@ -25,9 +25,13 @@ final class JdkWsClient implements WebSocket.Listener {
     WebSocket socket;
 
     static JdkWsClient connect(URI uri) {
+        return connect(uri, HttpClient.newHttpClient());
+    }
+
+    /** Through {@code http} (its SSLContext for {@code wss://}, say). */
+    static JdkWsClient connect(URI uri, HttpClient http) {
         JdkWsClient client = new JdkWsClient();
-        client.socket = HttpClient.newHttpClient().newWebSocketBuilder().connectTimeout(Duration.ofSeconds(5))
-                .buildAsync(uri, client).join();
+        client.socket = http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(5)).buildAsync(uri, client).join();
         return client;
     }
 

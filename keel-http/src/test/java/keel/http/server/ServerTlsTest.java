@@ -6,10 +6,11 @@ import keel.core.tls.TlsContexts;
 import keel.http.Response;
 import keel.http.router.Router;
 import keel.http.tls.TestCertificates;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLHandshakeException;
@@ -23,51 +24,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-/** https on the blocking transport, over real sockets, with the test CA's certificates. */
+/** https on both transports, over real sockets, with the test CA's certificates. */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
-class BlockingTlsTest {
-
-    /** Counts the handshake failures a server reports, by reason. */
-    static final class FailureCounter implements ServerObserver {
-        private final Map<String, AtomicInteger> failures = new ConcurrentHashMap<>();
-
-        @Override
-        public void onTlsHandshakeFailed(String reason) {
-            failures.computeIfAbsent(reason, r -> new AtomicInteger()).incrementAndGet();
-        }
-
-        @Override
-        public String toString() {
-            return "handshake failures " + failures;
-        }
-
-        /** The failures of {@code reason}, or of every reason for null. */
-        int count(String reason) {
-            if (reason == null) return failures.values().stream().mapToInt(AtomicInteger::get).sum();
-            AtomicInteger count = failures.get(reason);
-            return count == null ? 0 : count.get();
-        }
-
-        /**
-         * Waits up to 5 s for the count of {@code reason} (null: any) to reach {@code expected}; the
-         * server reports after the client saw the failure.
-         */
-        int await(String reason, int expected) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (count(reason) < expected && System.nanoTime() - deadline < 0) Thread.sleep(5);
-            return count(reason);
-        }
-    }
+class ServerTlsTest {
 
     private static Router routes() {
         return new Router()
@@ -77,8 +44,8 @@ class BlockingTlsTest {
                         : request.peerCertificates().getFirst().getSubjectX500Principal().getName()));
     }
 
-    private static HttpServer start(ServerObserver observer, Consumer<ServerOptions.Builder> customize) throws IOException {
-        ServerOptions.Builder builder = ServerOptions.builder().host("127.0.0.1").port(0).transport(Transport.BLOCKING)
+    private static HttpServer start(Transport transport, ServerObserver observer, Consumer<ServerOptions.Builder> customize) throws IOException {
+        ServerOptions.Builder builder = ServerOptions.builder().host("127.0.0.1").port(0).transport(transport).loops(2)
                 .lingerDrain(Duration.ofSeconds(2))
                 .tlsCertificate(TestCertificates.serverCertPem()).tlsPrivateKey(TestCertificates.serverKeyPem());
         customize.accept(builder);
@@ -93,11 +60,16 @@ class BlockingTlsTest {
         return client.send(HttpRequest.newBuilder(URI.create(uri)).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
     }
 
+    /** Every transport with every thread kind (the nio transport ignores the kind, but not the key source it picks). */
+    static Stream<Arguments> transportsAndThreads() {
+        return Stream.of(Transport.values()).flatMap(transport -> Stream.of(Threads.values()).map(threads -> Arguments.of(transport, threads)));
+    }
+
     @ParameterizedTest
-    @EnumSource(Threads.class)
-    void servesHttpsToTheJdkClientOnEitherThreadKind(Threads threads) throws Exception {
+    @MethodSource("transportsAndThreads")
+    void servesHttpsToTheJdkClientOnEitherThreadKind(Transport transport, Threads threads) throws Exception {
         // Platform threads read the PEM pair, virtual threads the PKCS#12 keystore: both key sources start a server.
-        try (HttpServer server = start(ServerObserver.NONE, b -> {
+        try (HttpServer server = start(transport, ServerObserver.NONE, b -> {
             b.threads(threads);
             if (threads == Threads.VIRTUAL) {
                 b.tlsCertificate(null).tlsPrivateKey(null).tlsKeystore(TestCertificates.serverP12()).tlsKeystorePassword(TestCertificates.password());
@@ -118,9 +90,10 @@ class BlockingTlsTest {
         }
     }
 
-    @Test
-    void curlTrustingTheCaGetsTheResponse() throws Exception {
-        try (HttpServer server = start(ServerObserver.NONE, b -> { })) {
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void curlTrustingTheCaGetsTheResponse(Transport transport) throws Exception {
+        try (HttpServer server = start(transport, ServerObserver.NONE, b -> { })) {
             Process curl;
             try {
                 curl = new ProcessBuilder("curl", "-sS", "--max-time", "10", "--cacert", TestCertificates.caPem().toString(),
@@ -136,10 +109,11 @@ class BlockingTlsTest {
         }
     }
 
-    @Test
-    void aPlainHttpRequestToTheTlsPortGetsAClearText400AtOnce() throws Exception {
-        FailureCounter failures = new FailureCounter();
-        try (HttpServer server = start(failures, b -> { }); RawClient client = RawClient.connect(server.port())) {
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aPlainHttpRequestToTheTlsPortGetsAClearText400AtOnce(Transport transport) throws Exception {
+        HandshakeFailureCounter failures = new HandshakeFailureCounter();
+        try (HttpServer server = start(transport, failures, b -> { }); RawClient client = RawClient.connect(server.port())) {
             long start = System.nanoTime();
             RawClient.RawResponse response = client.send(RawClient.get("/hello")).read(false);
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -151,11 +125,12 @@ class BlockingTlsTest {
         }
     }
 
-    @Test
-    void aClientThatDoesNotTrustTheServerFailsTheHandshakeAndItIsCounted() throws Exception {
-        FailureCounter failures = new FailureCounter();
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aClientThatDoesNotTrustTheServerFailsTheHandshakeAndItIsCounted(Transport transport) throws Exception {
+        HandshakeFailureCounter failures = new HandshakeFailureCounter();
         SSLContext trustsAnotherCertificate = TlsContexts.client(TestCertificates.untrustedCertPem());
-        try (HttpServer server = start(failures, b -> { }); HttpClient client = client(trustsAnotherCertificate)) {
+        try (HttpServer server = start(transport, failures, b -> { }); HttpClient client = client(trustsAnotherCertificate)) {
             assertThatThrownBy(() -> get(client, "https://localhost:" + server.port() + "/hello")).isInstanceOf(SSLHandshakeException.class);
             // The client hangs up, with or without an alert, often while the server still writes its
             // flight (or with the flight unread, so the alert is lost to a reset): the server counts a
@@ -164,9 +139,10 @@ class BlockingTlsTest {
         }
     }
 
-    @Test
-    void aCertificateForAnotherHostIsRefusedByTheClient() throws Exception {
-        try (HttpServer server = start(ServerObserver.NONE, b -> b.tlsCertificate(TestCertificates.wrongHostCertPem())
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aCertificateForAnotherHostIsRefusedByTheClient(Transport transport) throws Exception {
+        try (HttpServer server = start(transport, ServerObserver.NONE, b -> b.tlsCertificate(TestCertificates.wrongHostCertPem())
                 .tlsPrivateKey(TestCertificates.wrongHostKeyPem()));
              HttpClient client = client(TestCertificates.clientContextTrustingCa())) {
             assertThatThrownBy(() -> get(client, "https://localhost:" + server.port() + "/hello"))
@@ -174,14 +150,15 @@ class BlockingTlsTest {
         }
     }
 
-    @Test
-    void aTls11ClientHelloIsAnsweredWithAProtocolVersionAlert() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aTls11ClientHelloIsAnsweredWithAProtocolVersionAlert(Transport transport) throws Exception {
         // The JDK client cannot offer TLS 1.1 (jdk.tls.disabledAlgorithms), so this is a TLS 1.1
         // ClientHello by hand (RFC 4346 §7.4.1.2): no extensions, two CBC suites of that era.
         byte[] hello = HexFormat.of().parseHex("16030100" + "2f" + "010000" + "2b" + "0302"
                 + "00".repeat(32) + "00" + "0004" + "c009002f" + "0100");
-        FailureCounter failures = new FailureCounter();
-        try (HttpServer server = start(failures, b -> { }); Socket socket = new Socket("127.0.0.1", server.port())) {
+        HandshakeFailureCounter failures = new HandshakeFailureCounter();
+        try (HttpServer server = start(transport, failures, b -> { }); Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(5_000);
             socket.getOutputStream().write(hello);
             byte[] answer = socket.getInputStream().readNBytes(7);
@@ -192,10 +169,11 @@ class BlockingTlsTest {
         }
     }
 
-    @Test
-    void aHandshakeThatStallsIsClosedAtTheHandshakeTimeoutAndCounted() throws Exception {
-        FailureCounter failures = new FailureCounter();
-        try (HttpServer server = start(failures, b -> b.tlsHandshakeTimeout(Duration.ofMillis(300)));
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aHandshakeThatStallsIsClosedAtTheHandshakeTimeoutAndCounted(Transport transport) throws Exception {
+        HandshakeFailureCounter failures = new HandshakeFailureCounter();
+        try (HttpServer server = start(transport, failures, b -> b.tlsHandshakeTimeout(Duration.ofMillis(300)));
              Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(5_000);
             socket.getOutputStream().write(0x16); // the start of a record, then nothing
@@ -206,10 +184,11 @@ class BlockingTlsTest {
         }
     }
 
-    @Test
-    void mutualTlsNeedRefusesAClientWithoutACertificateAndShowsTheHandlerTheOther() throws Exception {
-        FailureCounter failures = new FailureCounter();
-        try (HttpServer server = start(failures, b -> b.tlsClientAuth(ClientAuth.NEED).tlsClientTrust(TestCertificates.caPem()));
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void mutualTlsNeedRefusesAClientWithoutACertificateAndShowsTheHandlerTheOther(Transport transport) throws Exception {
+        HandshakeFailureCounter failures = new HandshakeFailureCounter();
+        try (HttpServer server = start(transport, failures, b -> b.tlsClientAuth(ClientAuth.NEED).tlsClientTrust(TestCertificates.caPem()));
              HttpClient anonymous = client(TestCertificates.clientContextTrustingCa());
              HttpClient withCertificate = client(TestCertificates.clientContextWithClientCert())) {
             String uri = "https://localhost:" + server.port() + "/whoami";
@@ -222,9 +201,10 @@ class BlockingTlsTest {
         }
     }
 
-    @Test
-    void mutualTlsWantLetsAClientWithoutACertificateIn() throws Exception {
-        try (HttpServer server = start(ServerObserver.NONE, b -> b.tlsClientAuth(ClientAuth.WANT).tlsClientTrust(TestCertificates.caPem()));
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void mutualTlsWantLetsAClientWithoutACertificateIn(Transport transport) throws Exception {
+        try (HttpServer server = start(transport, ServerObserver.NONE, b -> b.tlsClientAuth(ClientAuth.WANT).tlsClientTrust(TestCertificates.caPem()));
              HttpClient anonymous = client(TestCertificates.clientContextTrustingCa());
              HttpClient withCertificate = client(TestCertificates.clientContextWithClientCert())) {
             String uri = "https://localhost:" + server.port() + "/whoami";
@@ -233,10 +213,11 @@ class BlockingTlsTest {
         }
     }
 
-    @Test
-    void aResponseWithConnectionCloseEndsWithCloseNotify() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aResponseWithConnectionCloseEndsWithCloseNotify(Transport transport) throws Exception {
         // The JDK's SSLSocket reads a bare FIN as the end too, so openssl tells: -msg shows each alert received.
-        try (HttpServer server = start(ServerObserver.NONE, b -> { })) {
+        try (HttpServer server = start(transport, ServerObserver.NONE, b -> { })) {
             Process openssl;
             try {
                 openssl = new ProcessBuilder("openssl", "s_client", "-connect", "127.0.0.1:" + server.port(), "-servername", "localhost",
@@ -255,9 +236,10 @@ class BlockingTlsTest {
         }
     }
 
-    @Test
-    void aStopClosesIdleTlsConnectionsAtOnce() throws Exception {
-        HttpServer server = start(ServerObserver.NONE, b -> { });
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aStopClosesIdleTlsConnectionsAtOnce(Transport transport) throws Exception {
+        HttpServer server = start(transport, ServerObserver.NONE, b -> { });
         try (HttpClient client = client(TestCertificates.clientContextTrustingCa());
              Socket silent = new Socket("127.0.0.1", server.port())) {
             assertThat(get(client, "https://localhost:" + server.port() + "/hello").statusCode()).isEqualTo(200); // then idle, kept alive
@@ -271,12 +253,13 @@ class BlockingTlsTest {
         }
     }
 
-    @Test
-    void aStartWithAnUnreadableCertificateFailsNamingTheFile() {
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aStartWithAnUnreadableCertificateFailsNamingTheFile(Transport transport) {
         Path missing = Path.of("no-such-dir", "server.pem");
-        assertThatThrownBy(() -> start(ServerObserver.NONE, b -> b.tlsCertificate(missing)))
+        assertThatThrownBy(() -> start(transport, ServerObserver.NONE, b -> b.tlsCertificate(missing)))
                 .isInstanceOf(IOException.class).hasMessageContaining(missing.toString()).hasMessageContaining("server.tls");
-        assertThatThrownBy(() -> start(ServerObserver.NONE, b -> b.tlsPrivateKey(TestCertificates.caPem())))
+        assertThatThrownBy(() -> start(transport, ServerObserver.NONE, b -> b.tlsPrivateKey(TestCertificates.caPem())))
                 .isInstanceOf(IOException.class).hasMessageContaining(TestCertificates.caPem().toString());
     }
 }
