@@ -164,7 +164,8 @@ final class BlockingConnection {
             // Until its first byte, a connection is idle: a stopping server may close it.
             waitingForRequest = true;
             if (context.isStopping()) return false;
-            start = BlockingTls.start(raw, tls, deadline, () -> waitingForRequest = false);
+            start = BlockingTls.start(raw, tls, deadline, () -> waitingForRequest = false,
+                    () -> context.observer().onTlsHandshakeFailed(HandshakeFailures.RENEGOTIATION));
         } finally {
             waitingForRequest = false;
             handshakeDeadline = 0;

@@ -50,8 +50,10 @@ final class BlockingTls {
     /**
      * Sniffs and shakes hands on {@code raw}; {@code deadline} ({@link System#nanoTime()}) bounds the
      * whole of it. {@code onFirstByte} runs when the client's first byte arrived (or the wait for it ended).
+     * A renegotiation later (TLS 1.2) is refused: {@code onRenegotiation} runs and the socket closes
+     * as soon as the JDK reports the second handshake ({@code SSLSocket} cannot turn it down before).
      */
-    static Start start(Socket raw, Tls tls, long deadline, Runnable onFirstByte) {
+    static Start start(Socket raw, Tls tls, long deadline, Runnable onFirstByte, Runnable onRenegotiation) {
         try {
             raw.setSoTimeout(millisUntil(deadline));
             int first;
@@ -68,10 +70,23 @@ final class BlockingTls {
             socket.setSSLParameters(tls.serverParameters());
             raw.setSoTimeout(millisUntil(deadline));
             socket.startHandshake();
+            // Registered once the first handshake is over, the listener hears only of later ones.
+            socket.addHandshakeCompletedListener(event -> {
+                onRenegotiation.run();
+                closeQuietly(raw);
+            });
             return new Start.Secured(socket, Tls.peerCertificates(socket.getSession()));
         } catch (IOException e) {
             boolean late = System.nanoTime() - deadline >= 0; // the watchdog closed it: the read saw a closed socket
             return new Start.Failed(late ? HandshakeFailures.TIMEOUT : HandshakeFailures.reason(e), e);
+        }
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            // closing a connection refused anyway; nothing more to do
         }
     }
 

@@ -125,13 +125,14 @@ class TlsExchangeTest {
 
     /**
      * {@code R} makes {@code openssl s_client} start a renegotiation (a ClientHello on the open
-     * connection). The nio transport refuses it; the blocking one leaves it to the JDK's
-     * {@link SSLSocket}, which has no hook to refuse it, so only nio is tested.
+     * connection). The nio transport refuses it at its ClientHello; the blocking one closes the
+     * connection as soon as the JDK's {@link SSLSocket} reports the second handshake.
      */
-    @Test
-    void aTls12RenegotiationIsRefusedClosedAndCounted() throws Exception {
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aTls12RenegotiationIsRefusedClosedAndCounted(Transport transport) throws Exception {
         HandshakeFailureCounter failures = new HandshakeFailureCounter();
-        try (HttpServer server = start(Transport.NIO, failures, b -> { })) {
+        try (HttpServer server = start(transport, failures, b -> { })) {
             Process openssl;
             try {
                 openssl = new ProcessBuilder("openssl", "s_client", "-tls1_2", "-connect", "127.0.0.1:" + server.port(), "-servername", "localhost")
