@@ -101,6 +101,7 @@ use_java_25() {
 
 # Runs $KEEL_BIN --help, which builds Keel on first use, so that no build lands in a measurement; dies
 # when it cannot. $1, optional: what to do without Keel, for the error.
+# shellcheck disable=SC2120 # $1 is optional
 prepare_keel() {
   [[ -x $KEEL_BIN ]] || die "$KEEL_BIN not found or not executable${1:+ ($1)}"
   log "preparing Keel ($KEEL_BIN --help; builds on first use)..."
