@@ -170,11 +170,8 @@ ready_path() { if [[ $1 == netty ]]; then echo /benchmark/hello; else echo /benc
 
 start_server() { # mode log_file (in place of the lib's, which starts Keel only)
   local mode=$1 logf=$2
-  await_free_port
   server_cmd "$mode"
-  log "starting $mode: taskset -c $SERVER_CPU ${SERVER_CMD[*]}"
-  taskset -c "$SERVER_CPU" "${SERVER_CMD[@]}" >"$logf" 2>&1 </dev/null &
-  SERVER_PID=$!
+  launch_server "$mode" "$logf" "${SERVER_CMD[@]}"
   if ! wait_ready "http://127.0.0.1:$PORT$(ready_path "$mode")"; then
     tail -n 30 "$logf" >&2 || true
     die "$mode $READY_ERROR (log: $logf)"

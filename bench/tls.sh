@@ -168,11 +168,8 @@ ready_path() { if [[ $1 == netty ]]; then echo "$HELLO_PATH"; else echo /benchma
 # with the reason logged and the server stopped, when it exits or does not answer in time.
 start_server() { # server log_file (in place of the lib's, which starts Keel only)
   local server=$1 logf=$2
-  await_free_port
   server_cmd "$server"
-  log "starting $server: taskset -c $SERVER_CPU ${SERVER_CMD[*]}"
-  taskset -c "$SERVER_CPU" "${SERVER_CMD[@]}" >"$logf" 2>&1 </dev/null &
-  SERVER_PID=$!
+  launch_server "$server" "$logf" "${SERVER_CMD[@]}"
   if ! wait_ready --cacert "$CERT" "https://127.0.0.1:$PORT$(ready_path "$server")"; then
     tail -n 15 "$logf" >&2 || true
     log "$server $READY_ERROR (log: $logf)"

@@ -200,6 +200,16 @@ stop_server() {
   wait "$pid" 2>/dev/null || true
 }
 
+# Starts a server, command "$@", on CPU SERVER_CPU once PORT is free, its output to log_file.
+launch_server() { # name log_file command...
+  local name=$1 logf=$2
+  shift 2
+  await_free_port
+  log "starting $name: taskset -c $SERVER_CPU $*"
+  taskset -c "$SERVER_CPU" "$@" >"$logf" 2>&1 </dev/null &
+  SERVER_PID=$!
+}
+
 # Polls a URL with curl (the last argument; any before it are more curl options) every 0.2 s until it
 # answers. Returns 1, with the reason in READY_ERROR, when SERVER_PID exits or READY_TIMEOUT runs out.
 wait_ready() {
