@@ -75,7 +75,8 @@ counter() { nstat -asz "$1" | awk -v name="$1" '$1 == name { print $2; found = 1
 field() { tr ' ' '\n' <<<"$1" | awk -F= -v key="$2" '$1 == key { print $2 }'; }
 
 prepare_keel
-JAR=$(ls "$ROOT"/keel-lab/target/keel-lab-*.jar | head -n 1)
+JAR=$(find "$ROOT/keel-lab/target" -maxdepth 1 -name "keel-lab-*.jar" -print -quit)
+[[ -n $JAR ]] || die "no keel-lab jar after the build"
 make_out_dir
 log "JDK: $JAVA_HOME; results: $OUT"
 
