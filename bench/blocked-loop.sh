@@ -63,68 +63,22 @@ SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1} KEEL_BIN=${KEEL_BIN:-$RO
 LOOPS=2             # the server's default, passed explicitly
 WORKER_THREADS=200  # likewise, for the worker-pool row's bound
 
-log() { printf '[blocked-loop] %s\n' "$*" >&2; }
-die() { printf '[blocked-loop] error: %s\n' "$*" >&2; exit 1; }
-
-for v in DURATION WARMUP CONNECTIONS BLOCK_MS PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT; do
-  [[ ${!v} =~ ^[0-9]+$ ]] || die "$v must be a non-negative integer, got '${!v}'"
-done
+# shellcheck source-path=SCRIPTDIR source=lib/bench.sh
+source "$BENCH_DIR/lib/bench.sh"
+require_integers DURATION WARMUP CONNECTIONS BLOCK_MS PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT
 ((DURATION > 0 && CONNECTIONS > 0 && BLOCK_MS > 0)) || die "DURATION, CONNECTIONS and BLOCK_MS must be > 0"
 [[ -n ${MODES// } ]] || die "MODES is empty"
 for m in $MODES; do [[ " $ALL_MODES " == *" $m "* ]] || die "unknown mode '$m' (known: $ALL_MODES)"; done
-for tool in wrk taskset curl awk; do
-  command -v "$tool" >/dev/null 2>&1 || die "'$tool' not found in PATH (wrk: apt-get install -y wrk; taskset: util-linux)"
-done
-NCPU=$(getconf _NPROCESSORS_ONLN)
-((SERVER_CPU < NCPU && CLIENT_CPU < NCPU)) || die "need CPUs $SERVER_CPU and $CLIENT_CPU, this machine has $NCPU"
-[[ -x $KEEL_BIN ]] || die "$KEEL_BIN not found or not executable"
-
-# shellcheck source-path=SCRIPTDIR source=../lib/java.sh
-source "$BENCH_DIR/../lib/java.sh"
-# shellcheck source-path=SCRIPTDIR source=lib/bench.sh
-source "$BENCH_DIR/lib/bench.sh"
-JAVA_HOME=$(keel_java_home) || die "a JDK >= 25 is required"
-export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH"
+require_tools "wrk: apt-get install -y wrk; taskset: util-linux" wrk taskset curl awk
+require_cpus
+use_java_25
 
 BASE="http://127.0.0.1:$PORT"
 
 # ------------------------------------------------------------- state/trap ---
 
 ROWS=""  # results so far, once the run has started
-TABLE_DONE=false
-on_exit() {
-  local rc=$?
-  if [[ -n $WRK_PID ]]; then kill "$WRK_PID" 2>/dev/null || true; wait "$WRK_PID" 2>/dev/null || true; fi
-  stop_server
-  if [[ $rc -ne 0 && $TABLE_DONE == false && -s $ROWS ]]; then emit_table "PARTIAL: the run stopped early" || true; fi
-  exit "$rc"
-}
-trap on_exit EXIT
-trap 'log "interrupted"; exit 130' INT TERM
-
-# --------------------------------------------------------------- parsing ---
-
-# wrk output -> "req_s p50 p99 max errors" (ms; -1 when missing; errors "0" when clean)
-parse_wrk() {
-  awk '
-    function ms(v,   n, u) {
-      n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
-      if (u == "us") return n / 1000; if (u == "ms") return n; if (u == "s") return n * 1000
-      if (u == "m") return n * 60000; return -1
-    }
-    $1 == "Latency" && NF >= 4 { max = ms($4) }
-    $1 == "Requests/sec:" { rps = $2 }
-    $1 == "50%" { p50 = ms($2) }
-    $1 == "99%" { p99 = ms($2) }
-    /Socket errors:/ { sub(/^ *Socket errors: */, ""); gsub(/,/, ""); se = $0 }
-    /Non-2xx or 3xx responses:/ { err = err "non-2xx=" $NF " " }
-    END {
-      if (se != "") { split(se, a, " "); for (i = 1; i < 8; i += 2) if (a[i+1] + 0 > 0) err = err a[i] "=" a[i+1] " " }
-      sub(/ +$/, "", err); gsub(/ /, ",", err)
-      printf "%s %s %s %s %s\n", (rps == "" ? -1 : rps), (p50 == "" ? -1 : p50), (p99 == "" ? -1 : p99),
-        (max == "" ? -1 : max), (err == "" ? "0" : err)
-    }'
-}
+trap 'exit_trap $? "$ROWS"' EXIT
 
 # ------------------------------------------------------------------ rows ---
 
@@ -177,9 +131,8 @@ emit_table() { # $1: optional remark for the heading
 
 # ------------------------------------------------------------------- main ---
 
-"$KEEL_BIN" --help >/dev/null || die "$KEEL_BIN --help failed; fix the build first"
-OUT="$ROOT/bench/results/blocked-loop-$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$OUT"
+prepare_keel
+make_out_dir
 ROWS="$OUT/rows.tsv" NOTES=()
 : >"$ROWS"
 log "JDK: $JAVA_HOME; results: $OUT"
@@ -201,7 +154,8 @@ for mode in $MODES; do
   curl -sf --max-time 30 "$BASE/metrics" >"$OUT/$mode.metrics.txt" || die "$LABEL: could not read /metrics"
   curl -sf --max-time 30 "$BASE/keel/routes" >"$OUT/$mode.routes.json" || die "$LABEL: could not read /keel/routes"
   kill -0 "$SERVER_PID" 2>/dev/null || die "$LABEL: the server died (log: $OUT/$mode.server.log)"
-  read -r rps p50 p99 max errs < <(parse_wrk <"$OUT/$mode.wrk.txt")
+  read -r _ rps p50 p99 max errs < <(parse_wrk <"$OUT/$mode.wrk.txt")
+  [[ $errs != - ]] || errs=0
   read -r lag99 lagmax wd < <(parse_metrics "$OUT/$mode.metrics-before.txt" "$OUT/$mode.metrics.txt" "${TARGET%%\?*}")
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
     "$LABEL" "$rps" "$p50" "$p99" "$max" "$errs" "$lag99" "$lagmax" "$wd" "$BOUND" >>"$ROWS"

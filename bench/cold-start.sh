@@ -68,11 +68,6 @@ SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1} READY_TIMEOUT=${READY_TI
 KEEL_BIN=${KEEL_BIN:-$ROOT/bin/keel} FIRST_AFTER=${FIRST_AFTER:-port}
 TARGET_RATIO=3  # issue 4: with warm-up, the server's first request within 3x the steady median
 
-log() { printf '[cold-start] %s\n' "$*" >&2; }
-die() { printf '[cold-start] error: %s\n' "$*" >&2; exit 1; }
-
-# shellcheck source-path=SCRIPTDIR source=../lib/java.sh
-source "$BENCH_DIR/../lib/java.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/bench.sh
 source "$BENCH_DIR/lib/bench.sh"
 require_integers REPEATS CALLS PORT UPSTREAM_PORT UPSTREAM_WARM_REQUESTS SERVER_CPU CLIENT_CPU READY_TIMEOUT
@@ -82,16 +77,10 @@ require_integers REPEATS CALLS PORT UPSTREAM_PORT UPSTREAM_WARM_REQUESTS SERVER_
 [[ $FIRST_AFTER == port || $FIRST_AFTER == ready ]] || die "FIRST_AFTER must be port or ready, got '$FIRST_AFTER'"
 for s in $SIDES; do [[ $s == server || $s == client ]] || die "unknown side '$s' (known: server client)"; done
 for r in $ROUTES; do [[ $r == /* ]] || die "ROUTES: '$r' must start with /"; done
-for tool in taskset curl awk; do
-  command -v "$tool" >/dev/null 2>&1 || die "'$tool' not found in PATH (taskset: util-linux)"
-done
-NCPU=$(getconf _NPROCESSORS_ONLN)
-((SERVER_CPU < NCPU && CLIENT_CPU < NCPU)) || die "need CPUs $SERVER_CPU and $CLIENT_CPU, this machine has $NCPU"
-[[ -x $KEEL_BIN ]] || die "$KEEL_BIN not found or not executable"
+require_tools "taskset: util-linux" taskset curl awk
+require_cpus
 ((BASH_VERSINFO[0] >= 5)) || die "bash >= 5 is needed (EPOCHREALTIME)"
-
-JAVA_HOME=$(keel_java_home) || die "a JDK >= 25 is required"
-export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH"
+use_java_25
 
 # This script, and so every curl, poll and probe it starts, runs on the client CPU; each server
 # is started on the server CPU explicitly.
@@ -112,17 +101,13 @@ stop_pid_var() { # name of the variable holding the PID
 }
 
 ROWS=""
-TABLE_DONE=false
 on_exit() {
   local rc=$?
   stop_pid_var PROBE_PID
-  stop_pid_var SERVER_PID
   stop_pid_var UPSTREAM_PID
-  if [[ $rc -ne 0 && $TABLE_DONE == false && -s $ROWS ]]; then emit_table "PARTIAL: the run stopped early" || true; fi
-  exit "$rc"
+  exit_trap "$rc" "$ROWS"
 }
 trap on_exit EXIT
-trap 'log "interrupted"; exit 130' INT TERM
 
 # med("3 1 2") = 2: the median of a space-separated list; p90(list) its 90th percentile (nearest
 # rank). POSIX awk: mawk has no asort.
@@ -275,12 +260,11 @@ emit_table() { # $1: optional remark for the heading
 # ------------------------------------------------------------------- main ---
 
 ADDRESS='{"street":"1 Canal Street","city":"Amsterdam","country":"NL"}'
-"$KEEL_BIN" --help >/dev/null || die "$KEEL_BIN --help failed; fix the build first"
+prepare_keel
 LAB_JAR=$(find "$ROOT/keel-lab/target" -maxdepth 1 -name "keel-lab-*.jar" -print -quit)
 [[ -n $LAB_JAR ]] || die "no keel-lab jar after the build"
 LAB_CP="$LAB_JAR:$ROOT/keel-lab/target/lib/*"
-OUT="$ROOT/bench/results/cold-start-$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$OUT"
+make_out_dir
 ROWS="$OUT/rows.tsv"
 : >"$ROWS"
 log "JDK: $JAVA_HOME; results: $OUT"

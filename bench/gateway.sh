@@ -68,11 +68,6 @@ SERVER_NICE=${SERVER_NICE:-$([[ $(id -u) == 0 ]] && echo -10 || echo 0)}
 SERVER_JAVA_OPTS=${KEEL_JAVA_OPTS:-}
 LOOPS=${LOOPS:-1} LAG_PROBE=${LAG_PROBE:-10ms}
 
-log() { printf '[gateway] %s\n' "$*" >&2; }
-die() { printf '[gateway] error: %s\n' "$*" >&2; exit 1; }
-
-# shellcheck source-path=SCRIPTDIR source=../lib/java.sh
-source "$BENCH_DIR/../lib/java.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/bench.sh
 source "$BENCH_DIR/lib/bench.sh"
 require_integers DURATION WARMUP CONNECTIONS IDLE FAULT_DURATION FAULT_AT FAULT_FOR PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT
@@ -109,14 +104,12 @@ restore_broker() {
 
 on_exit() {
   local rc=$?
-  if [[ -n $WRK_PID ]]; then kill "$WRK_PID" 2>/dev/null || true; wait "$WRK_PID" 2>/dev/null || true; fi
+  stop_wrk
   restore_broker
   unpin_broker
-  stop_server
-  exit "$rc"
+  exit_trap "$rc"
 }
 trap on_exit EXIT
-trap 'log "interrupted"; exit 130' INT TERM
 
 queue_depth() {
   rabbitmqctl -q list_queues name messages | awk -v q="$QUEUE" '$1 == q { print $2; found = 1 } END { if (!found) print 0 }'
@@ -162,12 +155,11 @@ warm_up() { # mode
     "$BASE/gateway/publish" || log "$1: warm-up wrk failed"
 }
 
-OUT="$ROOT/bench/results/gateway-$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$OUT"
+make_out_dir
 ROWS="$OUT/rows.tsv" FAULTS="$OUT/faults.tsv" NOTES=()
 : >"$ROWS"
 : >"$FAULTS"
-"$KEEL_BIN" --help >/dev/null || die "$KEEL_BIN --help failed; fix the build first"
+prepare_keel
 log "JDK: $JAVA_HOME; results: $OUT"
 pin_broker
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)

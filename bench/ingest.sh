@@ -37,11 +37,6 @@ QUEUE=${QUEUE:-keel.bench.ingest} PORT=${PORT:-38095} SERVER_CPU=${SERVER_CPU:-0
 READY_TIMEOUT=${READY_TIMEOUT:-60} DRAIN_TIMEOUT=${DRAIN_TIMEOUT:-300} KEEL_BIN=${KEEL_BIN:-$ROOT/bin/keel}
 LOOPS=2
 
-log() { printf '[ingest] %s\n' "$*" >&2; }
-die() { printf '[ingest] error: %s\n' "$*" >&2; exit 1; }
-
-# shellcheck source-path=SCRIPTDIR source=../lib/java.sh
-source "$BENCH_DIR/../lib/java.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/bench.sh
 source "$BENCH_DIR/lib/bench.sh"
 require_integers EVENTS PORT SERVER_CPU READY_TIMEOUT DRAIN_TIMEOUT
@@ -56,7 +51,6 @@ sql() { psql -h 127.0.0.1 -U "${KEEL_DB_USER:-keel}" -d "${KEEL_DB_NAME:-keel}" 
 sql "SELECT 1" >/dev/null || die "PostgreSQL is not reachable as keel@127.0.0.1/keel: run 'bin/keel services up'"
 
 trap 'stop_server' EXIT
-trap 'log "interrupted"; exit 130' INT TERM
 
 rows() { sql "SELECT count(*) FROM device_events WHERE event_id LIKE '$1-%'" 2>/dev/null || echo 0; }
 distinct_rows() { sql "SELECT count(DISTINCT event_id) FROM device_events WHERE event_id LIKE '$1-%'"; }
@@ -83,9 +77,8 @@ wait_for_rows() { # prefix count
   done
 }
 
-OUT="$ROOT/bench/results/ingest-$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$OUT"
-"$KEEL_BIN" --help >/dev/null || die "$KEEL_BIN --help failed; fix the build first"
+make_out_dir
+prepare_keel
 log "JDK: $JAVA_HOME; results: $OUT"
 RUN=$(date +%s)
 # The table exists once a consumer has started; create it now so the first count works.

@@ -50,11 +50,6 @@ FORKS=${FORKS:-1} WARMUP_ITERATIONS=${WARMUP_ITERATIONS:-2} ITERATIONS=${ITERATI
 ITERATION_TIME=${ITERATION_TIME:-5}
 EXPECTED_MS=1000  # 50 calls / 10 at once x 200 ms, as RefineBatchBenchmark sets them
 
-log() { printf '[jmh] %s\n' "$*" >&2; }
-die() { printf '[jmh] error: %s\n' "$*" >&2; exit 1; }
-
-# shellcheck source-path=SCRIPTDIR source=../lib/java.sh
-source "$BENCH_DIR/../lib/java.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/bench.sh
 source "$BENCH_DIR/lib/bench.sh"
 require_integers FORKS WARMUP_ITERATIONS ITERATIONS ITERATION_TIME
@@ -65,8 +60,7 @@ for n in $PROCESSORS; do [[ $n =~ ^[1-9][0-9]*$ ]] || die "PROCESSORS: '$n' is n
 for s in $STYLES; do [[ $s == async || $s == blocking ]] || die "unknown style '$s' (known: async blocking)"; done
 command -v awk >/dev/null 2>&1 || die "'awk' not found in PATH"
 
-JAVA_HOME=$(keel_java_home) || die "a JDK >= 25 is required"
-export JAVA_HOME PATH="$JAVA_HOME/bin:$PATH"
+use_java_25
 
 JAR="$ROOT/keel-bench/target/benchmarks.jar"
 
@@ -79,7 +73,6 @@ on_exit() {
   exit "$rc"
 }
 trap on_exit EXIT
-trap 'log "interrupted"; exit 130' INT TERM
 
 # ------------------------------------------------------------------ build ---
 
@@ -101,8 +94,7 @@ parse_jmh() {
   awk '$1 ~ /RefineBatchBenchmark\.refineBatch$/ && $3 == "avgt" && $6 == "±" { print $2, $5, $7 }'
 }
 
-OUT="$ROOT/bench/results/jmh-$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$OUT"
+make_out_dir
 log "JDK: $JAVA_HOME; results: $OUT"
 read -ra STYLE_ARRAY <<<"$STYLES"
 STYLE_LIST=$(IFS=,; echo "${STYLE_ARRAY[*]}")

@@ -88,20 +88,14 @@ NETTY_JAVA_OPTS=${NETTY_JAVA_OPTS---sun-misc-unsafe-memory-access=allow}
 KEEL_BIN=${KEEL_BIN:-$ROOT/bin/keel}
 READY_TIMEOUT=${READY_TIMEOUT:-60}
 JIT_WARMUP=${JIT_WARMUP:-$WARMUP}
-
-NETTY_DIR="$BENCH_DIR/netty-hello"
-NETTY_JAR="$NETTY_DIR/target/netty-hello.jar"
 PIPELINE_LUA="$BENCH_DIR/wrk/pipeline.lua"
 
-log() { printf '[throughput] %s\n' "$*" >&2; }
-die() { printf '[throughput] error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=lib/bench.sh
+source "$BENCH_DIR/lib/bench.sh"
 
 # ---------------------------------------------------------------- checks ---
 
-is_uint() { [[ $1 =~ ^[0-9]+$ ]]; }
-for v in DURATION WARMUP JIT_WARMUP CONNECTIONS PIPELINE PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT; do
-  is_uint "${!v}" || die "$v must be a non-negative integer, got '${!v}'"
-done
+require_integers DURATION WARMUP JIT_WARMUP CONNECTIONS PIPELINE PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT
 (( DURATION > 0 )) || die "DURATION must be > 0"
 (( CONNECTIONS > 0 )) || die "CONNECTIONS must be > 0"
 (( PIPELINE > 0 )) || die "PIPELINE must be > 0"
@@ -119,57 +113,16 @@ done
 [[ -n ${ROUTES// } ]] || die "ROUTES is empty"
 [[ -n ${STYLES// } ]] || die "STYLES is empty"
 
-if ! command -v wrk >/dev/null 2>&1 && [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-  log "installing wrk from Debian's packages"
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; } >&2 || die "could not install wrk"
-fi
-for tool in wrk taskset curl awk getconf; do
-  command -v "$tool" >/dev/null 2>&1 || die "'$tool' not found in PATH (wrk: apt-get install -y wrk; taskset: util-linux)"
-done
-NCPU=$(getconf _NPROCESSORS_ONLN)
-(( SERVER_CPU < NCPU && CLIENT_CPU < NCPU )) \
-  || die "need CPUs $SERVER_CPU and $CLIENT_CPU for server and client, this machine has $NCPU"
+install_wrk_if_missing
+require_tools "wrk: apt-get install -y wrk; taskset: util-linux" wrk taskset curl awk getconf
+require_cpus
 (( SERVER_CPU != CLIENT_CPU )) || log "warning: server and client share CPU $SERVER_CPU; numbers will mix"
-CLK_TCK=$(getconf CLK_TCK)
-
-# shellcheck source-path=SCRIPTDIR source=../lib/java.sh
-source "$BENCH_DIR/../lib/java.sh"
-# shellcheck source-path=SCRIPTDIR source=lib/bench.sh
-source "$BENCH_DIR/lib/bench.sh"
-JAVA_HOME=$(keel_java_home) || die "a JDK >= 25 is required"
-export JAVA_HOME
-export PATH="$JAVA_HOME/bin:$PATH"
-
+use_java_25
 
 # ------------------------------------------------------------- state/trap ---
 
-SERVER_PID=""   # PID we launched (taskset -> bin/keel -> exec java, or java directly)
-JVM_PID=""      # the JVM: SERVER_PID itself, or a java descendant if the launcher forked
-
-stop_server() {
-  local pid=$SERVER_PID jvm=$JVM_PID
-  SERVER_PID=""
-  JVM_PID=""
-  [[ -n $pid ]] || return 0
-  if [[ -z $jvm ]] && find_jvm_pid "$pid"; then jvm=$JVM_PID; JVM_PID=""; fi
-  if [[ -n $jvm && $jvm != "$pid" ]]; then terminate_pid "$jvm"; fi
-  terminate_pid "$pid"
-  wait "$pid" 2>/dev/null || true
-}
-
 TSV=""          # results so far, once the run has started
-TABLE_DONE=false
-on_exit() {
-  local rc=$?
-  if [[ -n $WRK_PID ]]; then kill "$WRK_PID" 2>/dev/null || true; wait "$WRK_PID" 2>/dev/null || true; fi
-  stop_server
-  if [[ $rc -ne 0 && $TABLE_DONE == false && -n $TSV && -f $TSV ]] && (( $(wc -l <"$TSV") > 1 )); then
-    emit_table "PARTIAL: the run stopped early" || true
-  fi
-  exit "$rc"
-}
-trap on_exit EXIT
-trap 'log "interrupted"; exit 130' INT TERM
+trap 'exit_trap $? "$TSV" 1' EXIT
 
 port_in_use && die "port $PORT is already in use; stop whatever listens there or pick another with PORT=..."
 
@@ -181,28 +134,10 @@ for m in $MODES; do
   if [[ $m == netty ]]; then want_netty=true; else want_keel=true; fi
 done
 
-if $want_keel; then
-  [[ -x $KEEL_BIN ]] || die "$KEEL_BIN not found or not executable (needed for the keel-* modes; set MODES to skip them)"
-  log "preparing Keel ($KEEL_BIN --help; builds on first use)..."
-  "$KEEL_BIN" --help >/dev/null || die "$KEEL_BIN --help failed; fix the build first"
-fi
+if $want_keel; then prepare_keel "needed for the keel-* modes; set MODES to skip them"; fi
+if $want_netty; then build_netty_hello; fi
 
-if $want_netty; then
-  if [[ ! -f $NETTY_JAR ]] || [[ -n $(find "$NETTY_DIR/pom.xml" "$NETTY_DIR/src" -newer "$NETTY_JAR" -print -quit) ]]; then
-    log "building bench/netty-hello..."
-    mvn_log=$(mktemp)
-    if ! mvn -q -f "$NETTY_DIR/pom.xml" package >"$mvn_log" 2>&1; then
-      grep -v -e 'sun.misc.Unsafe' -e '^WARNING: Please consider' "$mvn_log" >&2 || true
-      rm -f "$mvn_log"
-      die "building bench/netty-hello failed"
-    fi
-    rm -f "$mvn_log"
-  fi
-  [[ -f $NETTY_JAR ]] || die "$NETTY_JAR missing after the build"
-fi
-
-OUT="$ROOT/bench/results/throughput-$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$OUT"
+make_out_dir
 TSV="$OUT/results.tsv"
 printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tuser_us_req\tsrv_cpu_pct\tnotes\n' >"$TSV"
 
@@ -233,56 +168,19 @@ server_cmd() { # mode -> command line (array SERVER_CMD)
 
 ready_path() { if [[ $1 == netty ]]; then echo /benchmark/hello; else echo /benchmark/health; fi; }
 
-# The PID whose /proc stat we read: the launched process once it is a JVM, or
-# else a java descendant of it (in case a launcher forks instead of exec'ing).
-find_jvm_pid() {
-  local pid=$1 comm child
-  comm=$(cat "/proc/$pid/comm" 2>/dev/null || true)
-  if [[ $comm == java ]]; then JVM_PID=$pid; return 0; fi
-  for child in $(cat /proc/"$pid"/task/*/children 2>/dev/null || true); do
-    if find_jvm_pid "$child"; then return 0; fi
-  done
-  return 1
-}
-
-start_server() { # mode log_file
-  local mode=$1 logf=$2 path deadline
-  if port_in_use; then
-    local i
-    for ((i = 0; i < 10; i++)); do port_in_use || break; sleep 0.2; done
-    port_in_use && die "port $PORT is already in use by another process; pick another with PORT=..."
-  fi
+start_server() { # mode log_file (in place of the lib's, which starts Keel only)
+  local mode=$1 logf=$2
   server_cmd "$mode"
-  log "starting $mode: taskset -c $SERVER_CPU ${SERVER_CMD[*]}"
-  taskset -c "$SERVER_CPU" "${SERVER_CMD[@]}" >"$logf" 2>&1 </dev/null &
-  SERVER_PID=$!
-  path=$(ready_path "$mode")
-  deadline=$((SECONDS + READY_TIMEOUT))
-  until curl -sf -o /dev/null --max-time 2 "http://127.0.0.1:$PORT$path"; do
-    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-      tail -n 30 "$logf" >&2 || true
-      die "$mode exited before it became ready (log: $logf)"
-    fi
-    if ((SECONDS >= deadline)); then
-      tail -n 30 "$logf" >&2 || true
-      die "$mode did not answer http://127.0.0.1:$PORT$path within ${READY_TIMEOUT}s (log: $logf)"
-    fi
-    sleep 0.2
-  done
+  launch_server "$mode" "$logf" "${SERVER_CMD[@]}"
+  if ! wait_ready "http://127.0.0.1:$PORT$(ready_path "$mode")"; then
+    tail -n 30 "$logf" >&2 || true
+    die "$mode $READY_ERROR (log: $logf)"
+  fi
   if [[ $mode != netty ]] && grep -q 'building' "$logf"; then
     log "warning: bin/keel rebuilt Keel when $mode started (sources changed during the benchmark);" \
       "rows of different modes may measure different code"
   fi
-  JVM_PID=""
-  find_jvm_pid "$SERVER_PID" || die "$mode: no java process found under PID $SERVER_PID (does bin/keel end with exec java?)"
-  [[ $JVM_PID == "$SERVER_PID" ]] || log "note: JVM is PID $JVM_PID, a child of launched PID $SERVER_PID"
-}
-
-cpu_ticks() { # "utime stime" of $JVM_PID; fields 14 and 15, counted after the ")" closing comm
-  local stat rest
-  stat=$(cat "/proc/$JVM_PID/stat") || return 1
-  rest=${stat##*) }
-  awk '{ print $12, $13 }' <<<"$rest"
+  locate_jvm || die "$mode: no java process found under PID $SERVER_PID (does bin/keel end with exec java?)"
 }
 
 # ------------------------------------------------------------------- runs ---
@@ -290,34 +188,6 @@ cpu_ticks() { # "utime stime" of $JVM_PID; fields 14 and 15, counted after the "
 wrk_args() { # style -> array WRK_ARGS (without URL and script args)
   WRK_ARGS=(-t1 "-c$CONNECTIONS")
   if [[ $1 == pipelined ]]; then WRK_ARGS+=(-s "$PIPELINE_LUA"); fi
-}
-
-# wrk output -> "requests req_s p50_ms p99_ms notes" (notes: "-" when clean)
-parse_wrk() {
-  awk '
-    function ms(v,   n, u) {
-      n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
-      if (u == "us") return n / 1000; if (u == "ms") return n
-      if (u == "s") return n * 1000; if (u == "m") return n * 60000; if (u == "h") return n * 3600000
-      return -1
-    }
-    $2 == "requests" && $3 == "in" { reqs = $1 }
-    $1 == "Requests/sec:" { rps = $2 }
-    # wrk sometimes prints 0.00us for high percentiles of pipelined runs (a wrk
-    # bug in its histogram); report those as unknown rather than as zero.
-    $1 == "50%" { p50 = ms($2); if (p50 == 0) { p50 = -1; bad = 1 } }
-    $1 == "99%" { p99 = ms($2); if (p99 == 0) { p99 = -1; bad = 1 } }
-    /Socket errors:/ { sub(/^ *Socket errors: */, ""); gsub(/,/, ""); se = $0 }
-    /Non-2xx or 3xx responses:/ { non2xx = $NF }
-    END {
-      notes = ""
-      if (se != "") { split(se, a, " "); for (i = 1; i < 8; i += 2) if (a[i+1] + 0 > 0) notes = notes a[i] "=" a[i+1] " " }
-      if (non2xx != "") notes = notes "non-2xx=" non2xx " "
-      if (bad) notes = notes "wrk-percentile-glitch"
-      sub(/ +$/, "", notes); gsub(/ /, ",", notes); if (notes == "") notes = "-"
-      if (reqs == "" || rps == "") { print "0 0 -1 -1 unparsable-wrk-output"; exit }
-      printf "%s %s %s %s %s\n", reqs, rps, (p50 == "" ? -1 : p50), (p99 == "" ? -1 : p99), notes
-    }'
 }
 
 run_mode() {
@@ -362,13 +232,8 @@ run_mode() {
       t1=$(date +%s%N)
       after=$(cpu_ticks) || die "$mode: server died during $tag (log: $OUT/$mode.server.log)"
       parsed=$(parse_wrk <"$raw")
-      read -r reqs rps p50 p99 notes <<<"$parsed"
-      read -r cpu_us user_us cpu_pct < <(awk -v b="$before" -v a="$after" -v hz="$CLK_TCK" -v n="$reqs" \
-        -v ns="$((t1 - t0))" 'BEGIN {
-          split(b, b2, " "); split(a, a2, " ")
-          user = (a2[1] - b2[1]) / hz; s = user + (a2[2] - b2[2]) / hz
-          printf "%s %s %.0f\n", (n > 0 ? sprintf("%.2f", s * 1e6 / n) : "-1"),
-            (n > 0 ? sprintf("%.2f", user * 1e6 / n) : "-1"), s * 1e9 * 100 / ns }')
+      read -r reqs rps p50 p99 _ notes <<<"$parsed"
+      read -r cpu_us user_us cpu_pct < <(cpu_cost "$before" "$after" "$((t1 - t0))" "$reqs")
       printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
         "$mode" "$route" "$style" "$rps" "$p50" "$p99" "$cpu_us" "$user_us" "$cpu_pct" "$notes" >>"$TSV"
       log "$tag: $rps req/s, p50 ${p50} ms, p99 ${p99} ms, ${cpu_us} cpu us/req, server cpu ${cpu_pct}% ${notes/#-/}"

@@ -90,16 +90,8 @@ CLIENT_CPU=${CLIENT_CPU:-1}
 READY_TIMEOUT=${READY_TIMEOUT:-60}
 KEEL_BIN=${KEEL_BIN:-$ROOT/bin/keel}
 NETTY_JAVA_OPTS=${NETTY_JAVA_OPTS---sun-misc-unsafe-memory-access=allow}
-
-NETTY_DIR="$BENCH_DIR/netty-hello"
-NETTY_JAR="$NETTY_DIR/target/netty-hello.jar"
 HELLO_PATH=/benchmark/hello
 
-log() { printf '[tls] %s\n' "$*" >&2; }
-die() { printf '[tls] error: %s\n' "$*" >&2; exit 1; }
-
-# shellcheck source-path=SCRIPTDIR source=../lib/java.sh
-source "$BENCH_DIR/../lib/java.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/bench.sh
 source "$BENCH_DIR/lib/bench.sh"
 
@@ -115,77 +107,32 @@ for s in $SERVERS; do
   [[ " $ALL_SERVERS " == *" $s "* ]] || die "unknown server '$s' (known: $ALL_SERVERS)"
 done
 
-if ! command -v wrk >/dev/null 2>&1 && [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-  log "installing wrk from Debian's packages"
-  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; } >&2 || die "could not install wrk"
-fi
+install_wrk_if_missing
 require_tools "wrk: apt-get install -y wrk; openssl: apt-get install -y openssl; taskset: util-linux" \
   wrk openssl taskset curl awk getconf timeout
-NCPU=$(getconf _NPROCESSORS_ONLN)
-((SERVER_CPU < NCPU && CLIENT_CPU < NCPU)) \
-  || die "need CPUs $SERVER_CPU and $CLIENT_CPU for server and client, this machine has $NCPU"
+require_cpus
 ((SERVER_CPU != CLIENT_CPU)) || log "warning: server and client share CPU $SERVER_CPU; numbers will mix"
-CLK_TCK=$(getconf CLK_TCK)
 use_java_25
 
 # ------------------------------------------------------------- state/trap ---
 
-SERVER_PID=""   # PID we launched (taskset -> bin/keel -> exec java, or java directly)
-JVM_PID=""      # the JVM: SERVER_PID itself, or a java descendant if the launcher forked
 STIME_PIDS=()   # s_time processes of the handshake run under way
-
-stop_server() {
-  local pid=$SERVER_PID jvm=$JVM_PID
-  SERVER_PID=""
-  JVM_PID=""
-  [[ -n $pid ]] || return 0
-  if [[ -z $jvm ]] && find_jvm_pid "$pid"; then jvm=$JVM_PID; JVM_PID=""; fi
-  if [[ -n $jvm && $jvm != "$pid" ]]; then terminate_pid "$jvm"; fi
-  terminate_pid "$pid"
-  wait "$pid" 2>/dev/null || true
-}
-
 TSV=""          # results so far, once the run has started
-TABLE_DONE=false
 on_exit() {
   local rc=$? pid
-  if [[ -n $WRK_PID ]]; then kill "$WRK_PID" 2>/dev/null || true; wait "$WRK_PID" 2>/dev/null || true; fi
   for pid in "${STIME_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
-  stop_server
-  if [[ $rc -ne 0 && $TABLE_DONE == false && -n $TSV && -f $TSV ]] && (($(wc -l <"$TSV") > 1)); then
-    emit_table "PARTIAL: the run stopped early" || true
-  fi
-  exit "$rc"
+  exit_trap "$rc" "$TSV" 1
 }
 trap on_exit EXIT
-trap 'log "interrupted"; exit 130' INT TERM
 
 port_in_use && die "port $PORT is already in use; stop whatever listens there or pick another with PORT=..."
 
 # ----------------------------------------------------------------- builds ---
 
-if [[ " $SERVERS " == *" keel "* ]]; then
-  [[ -x $KEEL_BIN ]] || die "$KEEL_BIN not found or not executable (set SERVERS=netty to skip keel)"
-  log "preparing Keel ($KEEL_BIN --help; builds on first use)..."
-  "$KEEL_BIN" --help >/dev/null || die "$KEEL_BIN --help failed; fix the build first"
-fi
+if [[ " $SERVERS " == *" keel "* ]]; then prepare_keel "set SERVERS=netty to skip keel"; fi
+if [[ " $SERVERS " == *" netty "* ]]; then build_netty_hello; fi
 
-if [[ " $SERVERS " == *" netty "* ]]; then
-  if [[ ! -f $NETTY_JAR ]] || [[ -n $(find "$NETTY_DIR/pom.xml" "$NETTY_DIR/src" -newer "$NETTY_JAR" -print -quit) ]]; then
-    log "building bench/netty-hello..."
-    mvn_log=$(mktemp)
-    if ! mvn -q -f "$NETTY_DIR/pom.xml" package >"$mvn_log" 2>&1; then
-      grep -v -e 'sun.misc.Unsafe' -e '^WARNING: Please consider' "$mvn_log" >&2 || true
-      rm -f "$mvn_log"
-      die "building bench/netty-hello failed"
-    fi
-    rm -f "$mvn_log"
-  fi
-  [[ -f $NETTY_JAR ]] || die "$NETTY_JAR missing after the build"
-fi
-
-OUT="$ROOT/bench/results/tls-$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$OUT"
+make_out_dir
 CERT="$OUT/cert.pem"
 KEY="$OUT/key.pem"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout "$KEY" -out "$CERT" \
@@ -217,46 +164,15 @@ server_cmd() { # server -> command line (array SERVER_CMD)
 
 ready_path() { if [[ $1 == netty ]]; then echo "$HELLO_PATH"; else echo /benchmark/health; fi; }
 
-# The PID whose /proc stat we read: the launched process once it is a JVM, or
-# else a java descendant of it (in case a launcher forks instead of exec'ing).
-find_jvm_pid() {
-  local pid=$1 comm child
-  comm=$(cat "/proc/$pid/comm" 2>/dev/null || true)
-  if [[ $comm == java ]]; then JVM_PID=$pid; return 0; fi
-  for child in $(cat /proc/"$pid"/task/*/children 2>/dev/null || true); do
-    if find_jvm_pid "$child"; then return 0; fi
-  done
-  return 1
-}
-
 # Starts the server and waits until it answers over HTTPS with the script's certificate. Returns 1,
-# with the reason in START_ERROR and the server stopped, when it exits or does not answer in time.
-START_ERROR=""
-start_server() { # server log_file
-  local server=$1 logf=$2 path deadline i
-  START_ERROR=""
-  for ((i = 0; i < 10; i++)); do port_in_use || break; sleep 0.2; done
-  port_in_use && die "port $PORT is already in use by another process; pick another with PORT=..."
+# with the reason logged and the server stopped, when it exits or does not answer in time.
+start_server() { # server log_file (in place of the lib's, which starts Keel only)
+  local server=$1 logf=$2
   server_cmd "$server"
-  log "starting $server: taskset -c $SERVER_CPU ${SERVER_CMD[*]}"
-  taskset -c "$SERVER_CPU" "${SERVER_CMD[@]}" >"$logf" 2>&1 </dev/null &
-  SERVER_PID=$!
-  path=$(ready_path "$server")
-  deadline=$((SECONDS + READY_TIMEOUT))
-  until curl -sf -o /dev/null --max-time 2 --cacert "$CERT" "https://127.0.0.1:$PORT$path"; do
-    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-      START_ERROR="exited before it answered https://127.0.0.1:$PORT$path"
-      break
-    fi
-    if ((SECONDS >= deadline)); then
-      START_ERROR="did not answer https://127.0.0.1:$PORT$path within ${READY_TIMEOUT}s"
-      break
-    fi
-    sleep 0.2
-  done
-  if [[ -n $START_ERROR ]]; then
+  launch_server "$server" "$logf" "${SERVER_CMD[@]}"
+  if ! wait_ready --cacert "$CERT" "https://127.0.0.1:$PORT$(ready_path "$server")"; then
     tail -n 15 "$logf" >&2 || true
-    log "$server $START_ERROR (log: $logf)"
+    log "$server $READY_ERROR (log: $logf)"
     stop_server
     return 1
   fi
@@ -264,29 +180,11 @@ start_server() { # server log_file
     log "warning: bin/keel rebuilt Keel when it started (sources changed during the benchmark);" \
       "its rounds may measure different code"
   fi
-  JVM_PID=""
-  if ! find_jvm_pid "$SERVER_PID"; then
-    START_ERROR="no java process under PID $SERVER_PID"
-    log "$server: $START_ERROR"
+  if ! locate_jvm; then
+    log "$server: no java process under PID $SERVER_PID"
     stop_server
     return 1
   fi
-  [[ $JVM_PID == "$SERVER_PID" ]] || log "note: JVM is PID $JVM_PID, a child of launched PID $SERVER_PID"
-}
-
-cpu_ticks() { # "utime stime" of $JVM_PID; fields 14 and 15, counted after the ")" closing comm
-  local stat rest
-  stat=$(cat "/proc/$JVM_PID/stat" 2>/dev/null) || return 1
-  rest=${stat##*) }
-  awk '{ print $12, $13 }' <<<"$rest"
-}
-
-# before after wall_ns count -> "cpu_us_per_unit cpu_pct" (-1 when count is 0)
-cpu_cost() {
-  awk -v b="$1" -v a="$2" -v ns="$3" -v n="$4" -v hz="$CLK_TCK" 'BEGIN {
-    split(b, b2, " "); split(a, a2, " ")
-    s = (a2[1] - b2[1] + a2[2] - b2[2]) / hz
-    printf "%s %.0f\n", (n > 0 ? sprintf("%.1f", s * 1e6 / n) : "-1"), s * 1e9 * 100 / ns }'
 }
 
 # ----------------------------------------------------------------- probes ---
@@ -316,31 +214,6 @@ probe() { # tag
 }
 
 # ------------------------------------------------------------------- runs ---
-
-# wrk output -> "requests req_s p50_ms p99_ms notes" (notes: "-" when clean)
-parse_wrk() {
-  awk '
-    function ms(v,   n, u) {
-      n = v + 0; u = v; sub(/^[0-9.]+/, "", u)
-      if (u == "us") return n / 1000; if (u == "ms") return n
-      if (u == "s") return n * 1000; if (u == "m") return n * 60000
-      return -1
-    }
-    $2 == "requests" && $3 == "in" { reqs = $1 }
-    $1 == "Requests/sec:" { rps = $2 }
-    $1 == "50%" { p50 = ms($2) }
-    $1 == "99%" { p99 = ms($2) }
-    /Socket errors:/ { sub(/^ *Socket errors: */, ""); gsub(/,/, ""); se = $0 }
-    /Non-2xx or 3xx responses:/ { non2xx = $NF }
-    END {
-      notes = ""
-      if (se != "") { split(se, a, " "); for (i = 1; i < 8; i += 2) if (a[i+1] + 0 > 0) notes = notes a[i] "=" a[i+1] " " }
-      if (non2xx != "") notes = notes "non-2xx=" non2xx " "
-      sub(/ +$/, "", notes); gsub(/ /, ",", notes); if (notes == "") notes = "-"
-      if (reqs == "" || rps == "") { print "0 -1 -1 -1 unparsable-wrk-output"; exit }
-      printf "%s %s %s %s %s\n", reqs, rps, (p50 == "" ? -1 : p50), (p99 == "" ? -1 : p99), notes
-    }'
-}
 
 # HANDSHAKE_CLIENTS s_time processes on the client CPU for $2 seconds; outputs $1.<i>.txt.
 run_stime() { # out_prefix seconds
@@ -421,8 +294,8 @@ run_server() { # server round
     return 0
   fi
   parsed=$(parse_wrk <"$OUT/$tag.keep-alive.wrk.txt")
-  read -r reqs rps p50 p99 ka_notes <<<"$parsed"
-  read -r cpu_req ka_pct < <(cpu_cost "$before" "$after" "$((t1 - t0))" "$reqs")
+  read -r reqs rps p50 p99 _ ka_notes <<<"$parsed"
+  read -r cpu_req _ ka_pct < <(cpu_cost "$before" "$after" "$((t1 - t0))" "$reqs" 1)
   [[ $ka_notes == - ]] || notes+="wrk: $ka_notes; "
   log "$tag: $rps req/s, p50 $p50 ms, p99 $p99 ms, $cpu_req cpu µs/req, server cpu $ka_pct%"
 
@@ -447,7 +320,7 @@ run_server() { # server round
   fi
   read -r conns resumed bytes failed < <(parse_stime "$OUT/$tag.handshakes")
   hs_s=$(awk -v c="$conns" -v ns="$((t1 - t0))" 'BEGIN { printf "%.1f", c * 1e9 / ns }')
-  read -r cpu_hs hs_pct < <(cpu_cost "$before" "$after" "$((t1 - t0))" "$conns")
+  read -r cpu_hs _ hs_pct < <(cpu_cost "$before" "$after" "$((t1 - t0))" "$conns" 1)
   ((conns > 0)) || hs_s=-1
   ((failed == 0)) || notes+="s_time: $failed of $HANDSHAKE_CLIENTS failed; "
   ((resumed == 0)) || notes+="resumed handshakes: $resumed; "

@@ -49,37 +49,24 @@ PORT=${PORT:-28090} READY_TIMEOUT=${READY_TIMEOUT:-60}
 SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1} KEEL_BIN=${KEEL_BIN:-$ROOT/bin/keel}
 LOOPS=2
 
-log() { printf '[ws-close] %s\n' "$*" >&2; }
-die() { printf '[ws-close] error: %s\n' "$*" >&2; exit 1; }
-
-# shellcheck source-path=SCRIPTDIR source=../lib/java.sh
-source "$BENCH_DIR/../lib/java.sh"
 # shellcheck source-path=SCRIPTDIR source=lib/bench.sh
 source "$BENCH_DIR/lib/bench.sh"
 
 require_integers CLIENTS CONCURRENCY PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT
 ((CLIENTS > 0 && CONCURRENCY > 0)) || die "CLIENTS and CONCURRENCY must be > 0"
 for m in $MODES; do [[ " $ALL_MODES " == *" $m "* ]] || die "unknown mode '$m' (known: $ALL_MODES)"; done
-for tool in taskset curl awk nstat; do
-  command -v "$tool" >/dev/null 2>&1 || die "'$tool' not found in PATH (nstat: apt-get install -y iproute2; taskset: util-linux)"
-done
-NCPU=$(getconf _NPROCESSORS_ONLN)
-((SERVER_CPU < NCPU && CLIENT_CPU < NCPU)) || die "need CPUs $SERVER_CPU and $CLIENT_CPU, this machine has $NCPU"
-[[ -x $KEEL_BIN ]] || die "$KEEL_BIN not found or not executable"
-
-JAVA_HOME=$(keel_java_home) || die "a JDK >= 25 is required"
-export JAVA_HOME
+require_tools "nstat: apt-get install -y iproute2; taskset: util-linux" taskset curl awk nstat
+require_cpus
+use_java_25
 BASE="http://127.0.0.1:$PORT"
 
 DRIVER_PID=""
 on_exit() {
   local rc=$?
   if [[ -n $DRIVER_PID ]]; then kill "$DRIVER_PID" 2>/dev/null || true; wait "$DRIVER_PID" 2>/dev/null || true; fi
-  stop_server
-  exit "$rc"
+  exit_trap "$rc"
 }
 trap on_exit EXIT
-trap 'log "interrupted"; exit 130' INT TERM
 
 # Absolute value of one nstat counter, without touching nstat's history file.
 counter() { nstat -asz "$1" | awk -v name="$1" '$1 == name { print $2; found = 1 } END { if (!found) print 0 }'; }
@@ -87,10 +74,10 @@ counter() { nstat -asz "$1" | awk -v name="$1" '$1 == name { print $2; found = 1
 # "key=value ..." line of the driver -> the value of $2
 field() { tr ' ' '\n' <<<"$1" | awk -F= -v key="$2" '$1 == key { print $2 }'; }
 
-"$KEEL_BIN" --help >/dev/null || die "$KEEL_BIN --help failed; fix the build first"
-JAR=$(ls "$ROOT"/keel-lab/target/keel-lab-*.jar | head -n 1)
-OUT="$ROOT/bench/results/ws-close-$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$OUT"
+prepare_keel
+JAR=$(find "$ROOT/keel-lab/target" -maxdepth 1 -name "keel-lab-*.jar" -print -quit)
+[[ -n $JAR ]] || die "no keel-lab jar after the build"
+make_out_dir
 log "JDK: $JAVA_HOME; results: $OUT"
 
 start_server "$OUT/server.log"
