@@ -9,7 +9,9 @@ import keel.core.loop.Poller;
 import keel.core.loop.Timer;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
@@ -58,7 +60,7 @@ public final class Channel implements IoHandler {
      * The knobs of a kind of channel (one per server loop, or per client loop).
      *
      * @param buffers              pooled input buffers (plain text)
-     * @param tlsBuffers           pooled buffers for TLS records, at least {@link TlsLayer#BUFFER_SIZE}; null without TLS
+     * @param tlsBuffers           pooled buffers of TLS channels ({@link TlsBuffers#of}); null without TLS
      * @param highWaterMark        queued output bytes (encrypted bytes, over TLS) at which the channel stops reading
      * @param lowWaterMark         queued output bytes under which it reads again
      * @param writeStallTimeout    how long queued output may make no progress before the channel closes; zero: no bound
@@ -67,13 +69,27 @@ public final class Channel implements IoHandler {
      * @param readsWhileBacklogged keep reading while output is over the high water mark (a client: an early answer)
      * @param observer             bytes and TLS failures, for metrics
      */
-    public record Settings(BufferPool buffers, BufferPool tlsBuffers, int highWaterMark, int lowWaterMark,
+    public record Settings(BufferPool buffers, TlsBuffers tlsBuffers, int highWaterMark, int lowWaterMark,
                            Duration writeStallTimeout, Duration lingerDrain, Duration handshakeTimeout,
                            boolean readsWhileBacklogged, ChannelObserver observer) {
         public Settings {
             Objects.requireNonNull(buffers, "buffers");
+            if (tlsBuffers != null && tlsBuffers.plainText().bufferSize() < buffers.bufferSize() + TLS_BUFFER_SIZE) {
+                throw new IllegalArgumentException("TLS plain-text buffers must hold the input buffer and one record: TlsBuffers.of");
+            }
             Objects.requireNonNull(observer, "observer");
             if (lowWaterMark < 0 || lowWaterMark >= highWaterMark) throw new IllegalArgumentException("low water mark must be in 0..high");
+        }
+    }
+
+    /**
+     * The buffers of one loop's TLS channels: for records ({@link #TLS_BUFFER_SIZE}), and for their
+     * plain text, with room for one whole record beside the most a protocol may leave unread (a plain
+     * channel's whole input buffer), so a record can always be opened.
+     */
+    public record TlsBuffers(BufferPool records, BufferPool plainText) {
+        public static TlsBuffers of(int plainBufferSize, int maxPooled) {
+            return new TlsBuffers(new BufferPool(TLS_BUFFER_SIZE, maxPooled), new BufferPool(plainBufferSize + TLS_BUFFER_SIZE, maxPooled));
         }
     }
 
@@ -100,8 +116,9 @@ public final class Channel implements IoHandler {
     /** True while the protocol reads {@link #in} (read mode). */
     private boolean inputFlipped;
     private long bytesWritten;
-    /** The protocol's deadline, or {@link #NONE}. */
+    /** The protocol's deadline, or {@link #NONE}, and how long it was set for. */
     private long deadline = NONE;
+    private long deadlineNanos;
     /** While output waits: when it last moved (or started waiting). */
     private long lastWriteProgress = NONE;
     /** Of a TLS handshake or a lingering close. */
@@ -128,13 +145,17 @@ public final class Channel implements IoHandler {
      * {@code whenClosed} runs once when the channel closes.
      */
     public static Channel accept(SocketChannel socket, EventLoop loop, Settings settings, SSLEngine engine,
-                                 Protocol protocol, Consumer<Channel> whenClosed) throws IOException {
+                                 Protocol protocol, Consumer<Channel> whenClosed) {
         Channel channel = new Channel(loop, socket, settings, engine, protocol, whenClosed,
                 engine == null ? State.OPEN : State.HANDSHAKING);
-        channel.registration = loop.register(socket, 0, channel);
         protocol.onAttach(channel);
-        if (engine == null) channel.open();
-        else channel.tls.begin();
+        try {
+            channel.registration = loop.register(socket, 0, channel);
+            if (engine == null) channel.open();
+            else channel.tls.begin();
+        } catch (IOException | RuntimeException e) {
+            channel.closeWith(e); // the caller sees it closed
+        }
         return channel;
     }
 
@@ -150,13 +171,13 @@ public final class Channel implements IoHandler {
         try {
             socket = SocketChannel.open();
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("cannot open a socket", e);
+            throw new UncheckedIOException("cannot open a socket", e);
         }
         Channel channel = new Channel(loop, socket, settings, engine, protocol, whenClosed, State.CONNECTING);
         protocol.onAttach(channel);
         try {
             socket.configureBlocking(false);
-            socket.setOption(java.net.StandardSocketOptions.TCP_NODELAY, true);
+            socket.setOption(StandardSocketOptions.TCP_NODELAY, true);
             channel.registration = loop.register(socket, 0, channel);
             if (socket.connect(address)) channel.onConnected();
             else channel.updateInterest();
@@ -232,10 +253,9 @@ public final class Channel implements IoHandler {
         return state == State.OPEN;
     }
 
-    /** True when input that the protocol has not consumed is buffered (plain text, or TLS records not yet opened). */
+    /** True when plain text the protocol has not consumed is buffered (a part of a TLS record does not count). */
     public boolean hasBufferedInput() {
-        boolean plain = in != null && (inputFlipped ? in.hasRemaining() : in.position() > 0);
-        return plain || (tls != null && tls.hasBufferedInput());
+        return in != null && (inputFlipped ? in.hasRemaining() : in.position() > 0);
     }
 
     /** True while the channel carries bytes both ways (not connecting, handshaking or closing). */
@@ -258,6 +278,7 @@ public final class Channel implements IoHandler {
 
     /** Sets the protocol's deadline {@code nanos} from now ({@link Protocol#onDeadline} when it passes). */
     public void deadlineAfter(long nanos) {
+        deadlineNanos = nanos;
         deadline = loop.nanoTime() + nanos;
         armTimer(deadline);
     }
@@ -315,7 +336,10 @@ public final class Channel implements IoHandler {
     public void closeLingering() {
         if (state == State.LINGERING || state == State.CLOSED) return;
         out.clear();
-        if (tls != null) tls.dropOutput();
+        if (tls != null) {
+            tls.dropOutput();
+            tls.closeOutbound(); // close_notify, best effort: a peer that reads it sees no truncation
+        }
         startLingering();
     }
 
@@ -409,6 +433,8 @@ public final class Channel implements IoHandler {
         protocol.onOpen(this);
         if (state != State.OPEN) return;
         deliver(); // bytes that came with the end of a handshake
+        releaseInputIfEmpty();
+        if (endOfTlsInput()) return;
         flush();
     }
 
@@ -472,7 +498,6 @@ public final class Channel implements IoHandler {
         inputEnded = true;
         deliver(); // what was buffered before the end
         if (state == State.OPEN) protocol.onEndOfInput(this);
-        else if (state == State.LINGERING) close();
         flush();
     }
 
@@ -518,6 +543,11 @@ public final class Channel implements IoHandler {
         return in;
     }
 
+    /** Gives an empty input buffer back (the TLS layer took one to open records into, and none came). */
+    void releaseInputIfEmpty() {
+        if (in != null && !inputFlipped && in.position() == 0) releaseInput();
+    }
+
     private void compactInput() {
         if (in == null) return;
         if (state == State.LINGERING || state == State.CLOSED) {
@@ -536,8 +566,8 @@ public final class Channel implements IoHandler {
     }
 
     private boolean wantsInput() {
-        return !inputPaused && !inputEnded && (tls == null || !tls.isInboundDone()) && (settings.readsWhileBacklogged() || isWritable())
-                && (in == null || in.hasRemaining());
+        boolean room = tls != null ? tls.canRead() : in == null || in.hasRemaining();
+        return room && !inputPaused && !inputEnded && (settings.readsWhileBacklogged() || isWritable());
     }
 
     // ---- writing and closing ---------------------------------------------------------------------
@@ -574,10 +604,20 @@ public final class Channel implements IoHandler {
             writable = true;
             if (!inWriteEvent) noticeWritableLater();
         } else if (writable && pending >= settings.highWaterMark()) writable = false;
-        if (pending == 0) {
+        if (pending == 0 && lastWriteProgress != NONE) {
             lastWriteProgress = NONE;
-            if (state == State.CLOSING && (tls == null || tls.closeOutbound())) startLingering();
-        } else if (lastWriteProgress == NONE) {
+            // The protocol's wait starts again now that its output is out (a response that took long to
+            // send does not eat into the idle time after it).
+            if (deadline != NONE) deadline = loop.nanoTime() + deadlineNanos;
+        }
+        if (pending == 0 && state == State.CLOSING) {
+            if (tls == null || tls.closeOutbound()) {
+                startLingering();
+                return;
+            }
+            pending = pendingOutput(); // close_notify waits for the socket: bounded like any write
+        }
+        if (pending > 0 && lastWriteProgress == NONE) {
             lastWriteProgress = loop.nanoTime(); // output starts waiting now
             armTimer(effectiveDeadline());
         }
@@ -644,8 +684,10 @@ public final class Channel implements IoHandler {
         };
     }
 
+    /** While output waits: when it counts as stalled. A closing channel is bounded even without a stall timeout (by the drain time). */
     private long writeStallDeadline() {
         long stall = settings.writeStallTimeout().toNanos();
+        if (stall == 0 && state == State.CLOSING) stall = settings.lingerDrain().toNanos();
         return lastWriteProgress == NONE || stall == 0 ? NONE : lastWriteProgress + stall;
     }
 
@@ -689,7 +731,7 @@ public final class Channel implements IoHandler {
 
     private SocketTimeoutException stalled() {
         LOG.debug("write_stalled", "protocol", protocol);
-        return new SocketTimeoutException("no output written for " + settings.writeStallTimeout().toMillis() + " ms");
+        return new SocketTimeoutException("queued output made no progress in time");
     }
 
     @Override

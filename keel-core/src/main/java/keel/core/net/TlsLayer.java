@@ -37,7 +37,10 @@ final class TlsLayer {
 
     private final Channel channel;
     private final SSLEngine engine;
+    /** Buffers for records ({@code netIn}, {@code netOut}). */
     private final BufferPool pool;
+    /** Buffers for the channel's plain-text input. */
+    private final BufferPool plainText;
     private ByteBuffer netIn;
     private ByteBuffer netOut;
     private boolean taskRunning;
@@ -45,11 +48,14 @@ final class TlsLayer {
     private boolean firstRead = true;
     private boolean inboundDone;
     private boolean outboundClosed;
+    /** Plain text sealed into {@code netOut} and not yet written: it counts as written once its records have left. */
+    private long sealedNotSent;
 
-    TlsLayer(Channel channel, SSLEngine engine, BufferPool pool) {
+    TlsLayer(Channel channel, SSLEngine engine, Channel.TlsBuffers buffers) {
         this.channel = channel;
         this.engine = engine;
-        this.pool = pool != null && pool.bufferSize() >= BUFFER_SIZE ? pool : new BufferPool(BUFFER_SIZE, 4);
+        this.pool = buffers.records();
+        this.plainText = buffers.plainText();
     }
 
     SSLSession session() {
@@ -97,8 +103,17 @@ final class TlsLayer {
             case NEED_UNWRAP, NEED_UNWRAP_AGAIN -> {
                 SSLEngineResult result = unwrap();
                 if (result.getHandshakeStatus() == HandshakeStatus.FINISHED) handshakeDone = true;
-                if (result.getStatus() == SSLEngineResult.Status.BUFFER_UNDERFLOW) return readForHandshake();
-                if (result.getStatus() == SSLEngineResult.Status.CLOSED) throw new EOFException("peer closed during the TLS handshake");
+                switch (result.getStatus()) {
+                    case BUFFER_UNDERFLOW -> {
+                        return readForHandshake();
+                    }
+                    case CLOSED -> throw new EOFException("peer closed during the TLS handshake");
+                    // Plain text before the handshake's end that fills the input: no protocol reads it yet.
+                    case BUFFER_OVERFLOW -> throw new SSLException("application data overflows the input during the TLS handshake");
+                    case OK -> {
+                        return true;
+                    }
+                }
                 return true;
             }
             case NEED_TASK -> {
@@ -162,19 +177,29 @@ final class TlsLayer {
         taskRunning = true;
         channel.updateInterest();
         Thread.ofVirtual().name("keel-tls-task").start(() -> {
-            Runnable task;
-            while ((task = engine.getDelegatedTask()) != null) task.run();
+            RuntimeException failure = null;
             try {
-                channel.loop().execute(this::afterTasks);
+                Runnable task;
+                while ((task = engine.getDelegatedTask()) != null) task.run();
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+            RuntimeException failed = failure;
+            try {
+                channel.loop().execute(() -> afterTasks(failed));
             } catch (RejectedExecutionException stopped) {
                 channel.closeFromAnyThread();
             }
         });
     }
 
-    private void afterTasks() {
+    private void afterTasks(RuntimeException failure) {
         taskRunning = false;
         if (channel.isClosed()) return;
+        if (failure != null) {
+            fail(HandshakeFailures.reason(failure), failure);
+            return;
+        }
         try {
             handshake();
         } catch (IOException | RuntimeException e) {
@@ -226,7 +251,10 @@ final class TlsLayer {
 
     /** Opens buffered records into the channel's input while it has room; true when plain text was added. */
     boolean decrypt() {
-        if (netIn == null || netIn.position() == 0 || inboundDone) return false;
+        if (netIn == null || netIn.position() == 0 || inboundDone) {
+            releaseNetInIfEmpty();
+            return false;
+        }
         boolean produced = false;
         try {
             while (netIn.position() > 0) {
@@ -246,7 +274,13 @@ final class TlsLayer {
             return false;
         }
         releaseNetInIfEmpty();
+        if (!produced) channel.releaseInputIfEmpty();
         return produced;
+    }
+
+    /** Room for more records: reading stops while {@code netIn} is full (its records wait for room in the input). */
+    boolean canRead() {
+        return !inboundDone && (netIn == null || netIn.hasRemaining());
     }
 
     /**
@@ -270,11 +304,6 @@ final class TlsLayer {
 
     boolean isInboundDone() {
         return inboundDone;
-    }
-
-    /** Records not opened yet (nothing counts after the peer's {@code close_notify}). */
-    boolean hasBufferedInput() {
-        return !inboundDone && netIn != null && netIn.position() > 0;
     }
 
     /** Unwraps from {@code netIn} into the channel's input during the handshake (application data may follow the last flight). */
@@ -308,7 +337,7 @@ final class TlsLayer {
             if (result.getStatus() == SSLEngineResult.Status.CLOSED) throw new SSLException("TLS output already closed");
             if (result.bytesConsumed() == 0 && result.bytesProduced() == 0) throw new SSLException("TLS engine made no progress: " + result);
             sealed += result.bytesConsumed();
-            channel.onEncrypted(result.bytesConsumed());
+            sealedNotSent += result.bytesConsumed();
         }
     }
 
@@ -323,7 +352,12 @@ final class TlsLayer {
             netOut.compact();
         }
         if (written > 0) channel.onSocketWrite(written);
-        return netOut.position() == 0;
+        if (netOut.position() > 0) return false;
+        if (sealedNotSent > 0) {
+            channel.onEncrypted(sealedNotSent);
+            sealedNotSent = 0;
+        }
+        return true;
     }
 
     /** Queues {@code close_notify} once; true when it (and everything before it) is written. */
@@ -351,12 +385,13 @@ final class TlsLayer {
 
     // ---- buffers ---------------------------------------------------------------------------------
 
+    /** A plain-text input buffer: room for one whole record beside what the protocol left unread. */
     ByteBuffer acquire() {
-        return pool.acquire();
+        return plainText.acquire();
     }
 
     void releaseBuffer(ByteBuffer buffer) {
-        pool.release(buffer);
+        plainText.release(buffer);
     }
 
     void releaseInput() {

@@ -44,7 +44,7 @@ final class LoopPools {
         this.parserLimits = new Http1ResponseParser.Limits(options.maxResponseHeadSize(), 100);
         // A client reads while its request is still being written: the server may answer early (a 413).
         // Calls carry their own timeouts, so a write has no bound of its own.
-        this.channelSettings = new Channel.Settings(buffers, new BufferPool(Channel.TLS_BUFFER_SIZE, MAX_POOLED_BUFFERS),
+        this.channelSettings = new Channel.Settings(buffers, Channel.TlsBuffers.of(buffers.bufferSize(), MAX_POOLED_BUFFERS),
                 HIGH_WATER_MARK, LOW_WATER_MARK, Duration.ZERO, Duration.ofSeconds(2), options.tls().handshakeTimeout(), true,
                 ChannelObserver.NONE);
     }

@@ -76,7 +76,7 @@ public final class WebSocketClient implements AutoCloseable {
         this.ownsLoops = ownsLoops;
         this.settings = new WsConnection.Settings(Objects.requireNonNull(options, "options"), HIGH_WATER_MARK, LOW_WATER_MARK);
         for (EventLoop loop : loops.loops()) {
-            channelSettings.put(loop, new Channel.Settings(new BufferPool(16 * 1024, 64), new BufferPool(Channel.TLS_BUFFER_SIZE, 16),
+            channelSettings.put(loop, new Channel.Settings(new BufferPool(16 * 1024, 64), Channel.TlsBuffers.of(16 * 1024, 16),
                     HIGH_WATER_MARK, LOW_WATER_MARK, Duration.ZERO, Duration.ofSeconds(2), tls.handshakeTimeout(), false, ChannelObserver.NONE));
         }
         WsHandshake.prepare(); // the loops check accept keys: load SHA-1 here, not on a loop

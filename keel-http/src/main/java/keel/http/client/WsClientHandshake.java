@@ -54,7 +54,11 @@ final class WsClientHandshake implements Protocol {
 
     /** Connects on {@code loop} (its thread), over TLS when {@code engine} is given. */
     void start(InetSocketAddress address, EventLoop loop, Channel.Settings channelSettings, SSLEngine engine) {
-        Channel.connect(address, loop, channelSettings, engine, this, closed -> { });
+        try {
+            Channel.connect(address, loop, channelSettings, engine, this, closed -> { });
+        } catch (RuntimeException e) {
+            opened.completeExceptionally(e); // no socket could be opened
+        }
     }
 
     @Override

@@ -71,19 +71,9 @@ final class NioServer implements HttpServer.Listener {
             refusal = Responses.overloaded("connection limit reached (" + options.limits().maxConnections() + ")");
         }
         Http1Protocol exchange = new Http1Protocol(connectionIds.incrementAndGet(), home, refusal);
-        try {
-            Channel channel = Channel.accept(socket, loop, home.channelSettings(), context.newTlsEngine(), exchange, home::remove);
-            if (channel.isClosed()) onClosed(); // refused and closed at once: it never joined its loop's set
-            else home.add(channel);
-        } catch (IOException e) {
-            LOG.debug("register_failed", "cause", e);
-            openConnections.decrementAndGet();
-            try {
-                socket.close();
-            } catch (IOException closeFailed) {
-                LOG.debug("close_failed", "cause", closeFailed);
-            }
-        }
+        Channel channel = Channel.accept(socket, loop, home.channelSettings(), context.newTlsEngine(), exchange, home::remove);
+        if (channel.isClosed()) onClosed(); // refused, or failed, at once: it never joined its loop's set
+        else home.add(channel);
     }
 
     void onClosed() {

@@ -43,7 +43,7 @@ final class ServerContext {
      * bound of a write that makes no progress, the lingering close's drain time.
      */
     Channel.Settings channelSettings(BufferPool buffers) {
-        BufferPool tlsBuffers = tls == null ? null : new BufferPool(Channel.TLS_BUFFER_SIZE, 64);
+        Channel.TlsBuffers tlsBuffers = tls == null ? null : Channel.TlsBuffers.of(buffers.bufferSize(), 64);
         Duration handshakeTimeout = tls == null ? Duration.ofSeconds(10) : tls.handshakeTimeout();
         return new Channel.Settings(buffers, tlsBuffers, options.waterMarks().high(), options.waterMarks().low(),
                 options.timeouts().idle(), options.timeouts().lingerDrain(), handshakeTimeout, false, observer);

@@ -138,7 +138,7 @@ public final class Warmup {
             try (Socket socket = sockets.createSocket(InetAddress.getLoopbackAddress(), port)) {
                 socket.setSoTimeout(2_000);
                 socket.getOutputStream().write(request);
-                socket.shutdownOutput();
+                if (tls == null) socket.shutdownOutput(); // TLS 1.2 has no half-close: the server closes after its answer
                 if (new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).startsWith("HTTP/1.1 200")) answered++;
             } catch (IOException e) {
                 // counted as unanswered
