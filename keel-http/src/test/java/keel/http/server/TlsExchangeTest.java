@@ -110,6 +110,26 @@ class TlsExchangeTest {
         }
     }
 
+    /**
+     * A large head left half read after an exchange, then the rest in full-size records: each record
+     * must still open beside the unread part (the plain-text buffer holds both), or the head would
+     * wait for its timeout.
+     */
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void opensFullRecordsBesideALargeHalfReadHead(Transport transport) throws Exception {
+        try (HttpServer server = start(transport, ServerObserver.NONE, b -> b.maxHeadSize(32 * 1024));
+             RawClient client = RawClient.tls(server.port(), TestCertificates.clientContextTrustingCa())) {
+            String large = "GET /hello HTTP/1.1\r\nHost: localhost\r\nX-Large: " + "x".repeat(28 * 1024) + "\r\n\r\n";
+            client.send(post("/echo", "first") + large.substring(0, 6 * 1024));
+            assertThat(client.read().body()).isEqualTo("first");
+            client.send(large.substring(6 * 1024)); // 22 KiB more: records of 16 KiB
+            RawClient.RawResponse second = client.read();
+            assertThat(second.status()).isEqualTo(200);
+            assertThat(second.body()).isEqualTo("Hello over TLS");
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Transport.class)
     void sends100ContinueThenTheFinalResponse(Transport transport) throws Exception {
