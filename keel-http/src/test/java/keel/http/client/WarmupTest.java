@@ -7,6 +7,7 @@ import keel.http.server.ServerOptions;
 import keel.http.server.TestServer;
 import keel.http.server.Transport;
 import keel.http.server.Warmup;
+import keel.http.server.Wire;
 import keel.http.tls.TestCertificates;
 import keel.core.tls.ClientAuth;
 import org.junit.jupiter.api.Test;
@@ -24,11 +25,12 @@ class WarmupTest {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().startsWith(prefix)).count();
     }
 
+    /** On a TLS wire the warm-up's own client trusts the server's certificate and shakes hands. */
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void theServerWarmupAnswersEveryRequestAndStopsWhatItStarted(Transport transport) throws Exception {
+    @EnumSource(Wire.class)
+    void theServerWarmupAnswersEveryRequestAndStopsWhatItStarted(Wire wire) throws Exception {
         long clientLoopsBefore = threadsNamed("keel-client");
-        ServerOptions options = ServerOptions.builder().host("127.0.0.1").port(0).loops(2).transport(transport).build();
+        ServerOptions options = wire.configure(ServerOptions.builder().host("127.0.0.1").port(0).loops(2)).build();
         Warmup.Report report = HttpServer.warmup(options);
         assertThat(report.failures()).isZero();
         assertThat(report.requests()).isGreaterThanOrEqualTo(500);
