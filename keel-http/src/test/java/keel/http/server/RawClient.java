@@ -122,8 +122,13 @@ final class RawClient implements AutoCloseable {
         return this;
     }
 
-    /** Half-closes: a FIN (over TLS, close_notify first); reading goes on. */
-    void shutdownOutput() throws IOException {
+    /**
+     * Sends {@code text} and half-closes (a FIN; over TLS, close_notify first), so the server reads the
+     * end with the bytes: over TLS the records and close_notify leave in one TCP write. Reading goes on.
+     */
+    void sendAndShutdownOutput(String text) throws IOException {
+        if (tcp != null) tcp.holdOutput();
+        send(text);
         socket.shutdownOutput();
     }
 
@@ -231,15 +236,22 @@ final class RawClient implements AutoCloseable {
     }
 
     /**
-     * The TCP socket under a client's TLS: it notes when a read reaches the peer's FIN. The SSLSocket
+     * The TCP socket under a client's TLS. It notes when a read reaches the peer's FIN: the SSLSocket
      * reads whole records and stops after {@code close_notify}, so it reaches the FIN itself only when
-     * the server closed without one.
+     * the server closed without one. And it can hold back what TLS writes ({@link #holdOutput}) until
+     * its {@link #shutdownOutput()}, which sends it all in one write followed by the FIN.
      */
     private static final class TcpUnderTls extends Socket {
+        private final ByteArrayOutputStream held = new ByteArrayOutputStream();
         private volatile boolean finRead;
+        private boolean holding;
 
         TcpUnderTls(int port) throws IOException {
             super("127.0.0.1", port);
+        }
+
+        void holdOutput() {
+            holding = true;
         }
 
         @Override
@@ -255,6 +267,32 @@ final class RawClient implements AutoCloseable {
                     return noteEnd(super.read(bytes, offset, length));
                 }
             };
+        }
+
+        @Override
+        public OutputStream getOutputStream() throws IOException {
+            OutputStream tcp = super.getOutputStream();
+            return new OutputStream() {
+                @Override
+                public void write(int b) throws IOException {
+                    write(new byte[]{(byte) b}, 0, 1);
+                }
+
+                @Override
+                public void write(byte[] bytes, int offset, int length) throws IOException {
+                    if (holding) held.write(bytes, offset, length);
+                    else tcp.write(bytes, offset, length);
+                }
+            };
+        }
+
+        @Override
+        public void shutdownOutput() throws IOException {
+            if (holding) {
+                holding = false;
+                super.getOutputStream().write(held.toByteArray());
+            }
+            super.shutdownOutput();
         }
 
         private int noteEnd(int result) {
