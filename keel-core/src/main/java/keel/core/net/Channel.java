@@ -332,13 +332,19 @@ public final class Channel implements IoHandler {
         }
     }
 
-    /** The lingering close now, dropping output not written yet: shut down output, drain input briefly, close. */
+    /**
+     * The lingering close now, dropping output not written yet: shut down output, drain input briefly,
+     * close. Over TLS with nothing left to write (an idle connection), {@code close_notify} goes first,
+     * as RFC 8446 §6.1 asks, best effort: only what the socket takes at once.
+     */
     public void closeLingering() {
         if (state == State.LINGERING || state == State.CLOSED) return;
+        boolean nothingToDrop = pendingOutput() == 0;
         out.clear();
         if (tls != null) {
-            tls.dropOutput();
-            tls.closeOutbound(); // close_notify, best effort: a peer that reads it sees no truncation
+            // Never after dropped output: close_notify would vouch for a response that was cut short.
+            if (nothingToDrop && (state == State.OPEN || state == State.CLOSING)) tls.closeOutbound();
+            else tls.dropOutput();
         }
         startLingering();
     }

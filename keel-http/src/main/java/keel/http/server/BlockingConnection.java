@@ -287,12 +287,15 @@ final class BlockingConnection {
     /**
      * Flush, shut down output, drain input briefly, close: the client always receives the last response.
      * Over TLS the shutdown sends {@code close_notify} first, and the drain reads the TCP socket: what
-     * the client sends after that is discarded anyway, so it is not decrypted.
+     * the client sends after that is discarded anyway, so it is not decrypted. The TCP socket closes
+     * first: {@code SSLSocket.close()} would otherwise read once more for that input, blocked up to the
+     * read timeout the drain left (the whole drain time again when the client sent nothing).
      */
     private void closeLingering() throws IOException {
         output.flush();
         long drainTime = Wait.LINGER.timeoutNanos(context.options().timeouts());
         if (!LingeringDrain.shutdownAndDrain(socket, raw, in.array(), drainTime)) LOG.debug("linger_cut_short", "id", id);
+        closeTcp();
         closeQuietly();
     }
 

@@ -101,12 +101,11 @@ final class Http1Protocol implements Protocol, Dispatcher.Upgradable {
         if (state == State.READING) waitFor(Wait.forReading(parser, in.hasRemaining()), false); // stopped by the water mark
     }
 
-    /** The client closed its side: finish what is being written, then close. */
+    /** The client closed its side: finish what is being written (over TLS, then close_notify), then close. */
     @Override
     public void onEndOfInput(Channel from) {
         state = State.CLOSING;
-        if (channel.hasPendingOutput()) channel.closeAfterFlush();
-        else channel.close();
+        channel.closeAfterFlush();
     }
 
     @Override

@@ -85,9 +85,9 @@ public final class Warmup {
             if (!window.tryAcquire(IN_FLIGHT, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                 failed.addAndGet(IN_FLIGHT - window.availablePermits()); // still unanswered when the budget ran out
             }
-            int closing = connectionPerRequest(server.port(), tls, CONNECTION_PER_REQUEST, deadline);
+            Closing closing = connectionPerRequest(server.port(), tls, CONNECTION_PER_REQUEST, deadline);
             ran |= failed.get() == 0 && answered.get() > 0;
-            return new Report(answered.get() + closing, failed.get() + CONNECTION_PER_REQUEST - closing,
+            return new Report(answered.get() + closing.answered(), failed.get() + closing.sent() - closing.answered(),
                     Duration.ofNanos(System.nanoTime() - start));
         } finally {
             server.stop(Duration.ofSeconds(1));
@@ -128,13 +128,19 @@ public final class Warmup {
     /**
      * Requests that each come on a new connection and end it ({@code Connection: close}), as health
      * checks and load balancers send them: the accept, close and lingering paths (and, with {@code tls},
-     * the full handshake) get warm too. Returns how many were answered.
+     * the full handshake) get warm too, until {@code count} or the budget runs out. Returns how many
+     * were sent and how many of those were answered.
      */
-    private static int connectionPerRequest(int port, SSLContext tls, int count, long deadline) {
+    /** Requests sent one per connection, and how many of them were answered with 200. */
+    private record Closing(int sent, int answered) {
+    }
+
+    private static Closing connectionPerRequest(int port, SSLContext tls, int count, long deadline) {
         byte[] request = "GET /warmup/text HTTP/1.1\r\nHost: warmup\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
         SocketFactory sockets = tls == null ? SocketFactory.getDefault() : tls.getSocketFactory();
+        int sent = 0;
         int answered = 0;
-        for (int i = 0; i < count && System.nanoTime() - deadline < 0; i++) {
+        for (; sent < count && System.nanoTime() - deadline < 0; sent++) {
             try (Socket socket = sockets.createSocket(InetAddress.getLoopbackAddress(), port)) {
                 socket.setSoTimeout(2_000);
                 socket.getOutputStream().write(request);
@@ -144,7 +150,7 @@ public final class Warmup {
                 // counted as unanswered
             }
         }
-        return answered;
+        return new Closing(sent, answered);
     }
 
     private static Router routes() {

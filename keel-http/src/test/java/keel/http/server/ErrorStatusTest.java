@@ -29,20 +29,17 @@ class ErrorStatusTest {
     }
 
     /** Sends {@code request} on a fresh connection and checks the error response and the clean close. */
-    private static void assertError(Transport transport, Consumer<ServerOptions.Builder> options, String request,
+    private static void assertError(Wire wire, Consumer<ServerOptions.Builder> options, String request,
                                     int status, String reasonPhrase, String reasonInBody) throws IOException {
-        try (TestServer server = TestServer.start(router(), b -> {
-            b.transport(transport);
-            options.accept(b);
-        }); RawClient client = server.raw()) {
+        try (TestServer server = TestServer.start(wire, router(), options); RawClient client = server.raw()) {
             client.send(request);
             assertErrorThenEof(client, status, reasonPhrase, reasonInBody);
         }
     }
 
-    private static void assertError(Transport transport, String request, int status, String reasonPhrase,
+    private static void assertError(Wire wire, String request, int status, String reasonPhrase,
                                     String reasonInBody) throws IOException {
-        assertError(transport, b -> { }, request, status, reasonPhrase, reasonInBody);
+        assertError(wire, b -> { }, request, status, reasonPhrase, reasonInBody);
     }
 
     static void assertErrorThenEof(RawClient client, int status, String reasonPhrase, String reasonInBody)
@@ -61,126 +58,125 @@ class ErrorStatusTest {
     // ---- 400 ---------------------------------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400ForMalformedRequestLine(Transport transport) throws IOException {
-        assertError(transport, "GARBAGE\r\nHost: x\r\n\r\n", 400, "Bad Request", "malformed request line");
+    @EnumSource(Wire.class)
+    void answers400ForMalformedRequestLine(Wire wire) throws IOException {
+        assertError(wire, "GARBAGE\r\nHost: x\r\n\r\n", 400, "Bad Request", "malformed request line");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400ForObsoleteLineFolding(Transport transport) throws IOException {
-        assertError(transport, "GET / HTTP/1.1\r\nHost: x\r\nX-Folded: first\r\n  continued\r\n\r\n",
+    @EnumSource(Wire.class)
+    void answers400ForObsoleteLineFolding(Wire wire) throws IOException {
+        assertError(wire, "GET / HTTP/1.1\r\nHost: x\r\nX-Folded: first\r\n  continued\r\n\r\n",
                 400, "Bad Request", "obsolete line folding");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400ForSpaceBeforeColonInHeaderName(Transport transport) throws IOException {
-        assertError(transport, "GET / HTTP/1.1\r\nHost : x\r\n\r\n", 400, "Bad Request", "header name");
+    @EnumSource(Wire.class)
+    void answers400ForSpaceBeforeColonInHeaderName(Wire wire) throws IOException {
+        assertError(wire, "GET / HTTP/1.1\r\nHost : x\r\n\r\n", 400, "Bad Request", "header name");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400ForBareCarriageReturnInHead(Transport transport) throws IOException {
-        assertError(transport, "GET / HTTP/1.1\r\nHost: x\rX-Evil: 1\r\n\r\n", 400, "Bad Request", "bare CR");
+    @EnumSource(Wire.class)
+    void answers400ForBareCarriageReturnInHead(Wire wire) throws IOException {
+        assertError(wire, "GET / HTTP/1.1\r\nHost: x\rX-Evil: 1\r\n\r\n", 400, "Bad Request", "bare CR");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400ForControlCharacterInHeaderValue(Transport transport) throws IOException {
-        assertError(transport, "GET / HTTP/1.1\r\nHost: x\r\nX-Nul: a\u0000b\r\n\r\n", 400, "Bad Request",
+    @EnumSource(Wire.class)
+    void answers400ForControlCharacterInHeaderValue(Wire wire) throws IOException {
+        assertError(wire, "GET / HTTP/1.1\r\nHost: x\r\nX-Nul: a\u0000b\r\n\r\n", 400, "Bad Request",
                 "invalid character in header value");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400ForNonNumericContentLength(Transport transport) throws IOException {
-        assertError(transport, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+    @EnumSource(Wire.class)
+    void answers400ForNonNumericContentLength(Wire wire) throws IOException {
+        assertError(wire, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
                 400, "Bad Request", "Content-Length");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400ForNegativeContentLength(Transport transport) throws IOException {
-        assertError(transport, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+    @EnumSource(Wire.class)
+    void answers400ForNegativeContentLength(Wire wire) throws IOException {
+        assertError(wire, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
                 400, "Bad Request", "Content-Length");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400ForTwoDifferentContentLengths(Transport transport) throws IOException {
-        assertError(transport, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!",
+    @EnumSource(Wire.class)
+    void answers400ForTwoDifferentContentLengths(Wire wire) throws IOException {
+        assertError(wire, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello!",
                 400, "Bad Request", "Content-Length");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400ForContentLengthListWithDifferentValues(Transport transport) throws IOException {
-        assertError(transport, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5, 6\r\n\r\nhello!",
+    @EnumSource(Wire.class)
+    void answers400ForContentLengthListWithDifferentValues(Wire wire) throws IOException {
+        assertError(wire, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5, 6\r\n\r\nhello!",
                 400, "Bad Request", "Content-Length");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400ForBothContentLengthAndTransferEncoding(Transport transport) throws IOException {
-        assertError(transport, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+    @EnumSource(Wire.class)
+    void answers400ForBothContentLengthAndTransferEncoding(Wire wire) throws IOException {
+        assertError(wire, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
                 + "5\r\nhello\r\n0\r\n\r\n", 400, "Bad Request", "Transfer-Encoding");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400WhenHttp11RequestHasNoHost(Transport transport) throws IOException {
-        assertError(transport, "GET / HTTP/1.1\r\nAccept: */*\r\n\r\n", 400, "Bad Request", "Host");
+    @EnumSource(Wire.class)
+    void answers400WhenHttp11RequestHasNoHost(Wire wire) throws IOException {
+        assertError(wire, "GET / HTTP/1.1\r\nAccept: */*\r\n\r\n", 400, "Bad Request", "Host");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400ForTwoHostHeaders(Transport transport) throws IOException {
-        assertError(transport, "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, "Bad Request", "Host");
+    @EnumSource(Wire.class)
+    void answers400ForTwoHostHeaders(Wire wire) throws IOException {
+        assertError(wire, "GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400, "Bad Request", "Host");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400ForInvalidChunkSize(Transport transport) throws IOException {
-        assertError(transport, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
+    @EnumSource(Wire.class)
+    void answers400ForInvalidChunkSize(Wire wire) throws IOException {
+        assertError(wire, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
                 400, "Bad Request", "chunk size");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400ForChunkedListedTwice(Transport transport) throws IOException {
-        assertError(transport, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n",
+    @EnumSource(Wire.class)
+    void answers400ForChunkedListedTwice(Wire wire) throws IOException {
+        assertError(wire, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n\r\n0\r\n\r\n",
                 400, "Bad Request", "invalid Transfer-Encoding");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400ForTransferEncodingInHttp10Request(Transport transport) throws IOException {
-        assertError(transport, "POST /echo HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+    @EnumSource(Wire.class)
+    void answers400ForTransferEncodingInHttp10Request(Wire wire) throws IOException {
+        assertError(wire, "POST /echo HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
                 400, "Bad Request", "Transfer-Encoding in an HTTP/1.0 request");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400ForChunkSizeThatOverflows(Transport transport) throws IOException {
-        assertError(transport, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff1\r\nx\r\n",
+    @EnumSource(Wire.class)
+    void answers400ForChunkSizeThatOverflows(Wire wire) throws IOException {
+        assertError(wire, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff1\r\nx\r\n",
                 400, "Bad Request", "chunk size too large");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers400WhenChunkDataIsLongerThanDeclared(Transport transport) throws IOException {
-        assertError(transport, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n0\r\n\r\n",
+    @EnumSource(Wire.class)
+    void answers400WhenChunkDataIsLongerThanDeclared(Wire wire) throws IOException {
+        assertError(wire, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcdef\r\n0\r\n\r\n",
                 400, "Bad Request", "chunk data longer than its declared size");
     }
 
     // ---- 408 ---------------------------------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers408ThenEofWhenHeadIsNotCompletedInTime(Transport transport) throws IOException {
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport)
-                .headReadTimeout(Duration.ofMillis(300)));
+    @EnumSource(Wire.class)
+    void answers408ThenEofWhenHeadIsNotCompletedInTime(Wire wire) throws IOException {
+        try (TestServer server = TestServer.start(wire, router(), b -> b.headReadTimeout(Duration.ofMillis(300)));
              RawClient client = server.raw()) {
             client.timeout(3_000);
             client.send("GET / HTTP/1.1\r\nHost: x\r\nX-Slow: "); // half a head, then silence
@@ -189,10 +185,9 @@ class ErrorStatusTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers408WhenHeadTricklesInSlowerThanTheHeadTimeout(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport)
-                .headReadTimeout(Duration.ofMillis(300)));
+    @EnumSource(Wire.class)
+    void answers408WhenHeadTricklesInSlowerThanTheHeadTimeout(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router(), b -> b.headReadTimeout(Duration.ofMillis(300)));
              RawClient client = server.raw()) {
             client.timeout(3_000);
             // Each byte arrives well within the timeout, but the head as a whole does not: one deadline per head.
@@ -208,20 +203,19 @@ class ErrorStatusTest {
 
     /** Each pipelined request gets the full head-read timeout from its own first byte. */
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void headReadTimeoutRestartsAtFirstByteOfEachPipelinedRequest(Transport transport) throws Exception {
-        assertHeadTimeoutRestartsPerRequest(transport, "/");
+    @EnumSource(Wire.class)
+    void headReadTimeoutRestartsAtFirstByteOfEachPipelinedRequest(Wire wire) throws Exception {
+        assertHeadTimeoutRestartsPerRequest(wire, "/");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void headReadTimeoutRestartsAtFirstByteOfEachPipelinedRequestWithEventLoopHandler(Transport transport) throws Exception {
-        assertHeadTimeoutRestartsPerRequest(transport, "/loop");
+    @EnumSource(Wire.class)
+    void headReadTimeoutRestartsAtFirstByteOfEachPipelinedRequestWithEventLoopHandler(Wire wire) throws Exception {
+        assertHeadTimeoutRestartsPerRequest(wire, "/loop");
     }
 
-    private static void assertHeadTimeoutRestartsPerRequest(Transport transport, String path) throws Exception {
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport)
-                .headReadTimeout(Duration.ofMillis(600)));
+    private static void assertHeadTimeoutRestartsPerRequest(Wire wire, String path) throws Exception {
+        try (TestServer server = TestServer.start(wire, router(), b -> b.headReadTimeout(Duration.ofMillis(600)));
              RawClient client = server.raw()) {
             client.timeout(3_000);
             client.send("GET " + path + " HTTP/1.1\r\nHost: x\r\n");        // t=0: first head starts
@@ -238,10 +232,9 @@ class ErrorStatusTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers408ThenEofWhenBodyStallsForTheIdleTimeout(Transport transport) throws IOException {
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport)
-                .idleTimeout(Duration.ofMillis(300)));
+    @EnumSource(Wire.class)
+    void answers408ThenEofWhenBodyStallsForTheIdleTimeout(Wire wire) throws IOException {
+        try (TestServer server = TestServer.start(wire, router(), b -> b.idleTimeout(Duration.ofMillis(300)));
              RawClient client = server.raw()) {
             client.timeout(3_000);
             client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhalf!");
@@ -252,17 +245,17 @@ class ErrorStatusTest {
     // ---- 413 ---------------------------------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers413ForContentLengthOverMaxBodySize(Transport transport) throws IOException {
-        assertError(transport, b -> b.maxBodySize(16),
+    @EnumSource(Wire.class)
+    void answers413ForContentLengthOverMaxBodySize(Wire wire) throws IOException {
+        assertError(wire, b -> b.maxBodySize(16),
                 "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 17\r\n\r\n01234567890123456",
                 413, "Content Too Large", "larger than 16 bytes");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void accepts200ForContentLengthExactlyAtMaxBodySize(Transport transport) {
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport).maxBodySize(16));
+    @EnumSource(Wire.class)
+    void accepts200ForContentLengthExactlyAtMaxBodySize(Wire wire) {
+        try (TestServer server = TestServer.start(wire, router(), b -> b.maxBodySize(16));
              RawClient client = server.raw()) {
             client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 16\r\n\r\n0123456789abcdef");
             RawClient.RawResponse response = client.read();
@@ -272,19 +265,19 @@ class ErrorStatusTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers413ForChunkedBodyOverMaxBodySize(Transport transport) throws IOException {
-        assertError(transport, b -> b.maxBodySize(16),
+    @EnumSource(Wire.class)
+    void answers413ForChunkedBodyOverMaxBodySize(Wire wire) throws IOException {
+        assertError(wire, b -> b.maxBodySize(16),
                 "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                         + "a\r\n0123456789\r\n" + "7\r\nabcdefg\r\n" + "0\r\n\r\n",
                 413, "Content Too Large", "larger than 16 bytes");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers413WithFullResponseAndEofWhileClientIsStillUploadingTheBody(Transport transport) throws Exception {
+    @EnumSource(Wire.class)
+    void answers413WithFullResponseAndEofWhileClientIsStillUploadingTheBody(Wire wire) throws Exception {
         int length = 512 * 1024;
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport).maxBodySize(1_000));
+        try (TestServer server = TestServer.start(wire, router(), b -> b.maxBodySize(1_000));
              RawClient client = server.raw()) {
             client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: " + length + "\r\n\r\n");
             CompletableFuture<Void> upload = CompletableFuture.runAsync(() -> {
@@ -298,9 +291,9 @@ class ErrorStatusTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void accepts200ForChunkedBodyExactlyAtMaxBodySize(Transport transport) {
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport).maxBodySize(16));
+    @EnumSource(Wire.class)
+    void accepts200ForChunkedBodyExactlyAtMaxBodySize(Wire wire) {
+        try (TestServer server = TestServer.start(wire, router(), b -> b.maxBodySize(16));
              RawClient client = server.raw()) {
             client.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
                     + "a\r\n0123456789\r\n6\r\nabcdef\r\n0\r\n\r\n");
@@ -313,51 +306,51 @@ class ErrorStatusTest {
     // ---- 414 and 431 -------------------------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers414WhenRequestLineExceedsHeadLimit(Transport transport) throws IOException {
+    @EnumSource(Wire.class)
+    void answers414WhenRequestLineExceedsHeadLimit(Wire wire) throws IOException {
         String request = "GET /" + "a".repeat(9_000) + " HTTP/1.1\r\nHost: x\r\n\r\n";
-        assertError(transport, request, 414, "URI Too Long", "request line longer than 8192 bytes");
+        assertError(wire, request, 414, "URI Too Long", "request line longer than 8192 bytes");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers414WhenRequestLineExceedsHeadLimitAndNeverEnds(Transport transport) throws IOException {
-        assertError(transport, "GET /" + "a".repeat(9_000), 414, "URI Too Long", "request line longer than");
+    @EnumSource(Wire.class)
+    void answers414WhenRequestLineExceedsHeadLimitAndNeverEnds(Wire wire) throws IOException {
+        assertError(wire, "GET /" + "a".repeat(9_000), 414, "URI Too Long", "request line longer than");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers431WhenHeadExceedsLimit(Transport transport) throws IOException {
+    @EnumSource(Wire.class)
+    void answers431WhenHeadExceedsLimit(Wire wire) throws IOException {
         String request = "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + "b".repeat(9_000) + "\r\n\r\n";
-        assertError(transport, request, 431, "Request Header Fields Too Large", "request head larger than 8192 bytes");
+        assertError(wire, request, 431, "Request Header Fields Too Large", "request head larger than 8192 bytes");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers431WhenHeadExceedsConfiguredSmallLimit(Transport transport) throws IOException {
+    @EnumSource(Wire.class)
+    void answers431WhenHeadExceedsConfiguredSmallLimit(Wire wire) throws IOException {
         String request = "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + "b".repeat(300) + "\r\n\r\n";
-        assertError(transport, b -> b.maxHeadSize(256), request, 431, "Request Header Fields Too Large",
+        assertError(wire, b -> b.maxHeadSize(256), request, 431, "Request Header Fields Too Large",
                 "request head larger than 256 bytes");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers431WhenHeaderCountExceedsLimit(Transport transport) throws IOException {
+    @EnumSource(Wire.class)
+    void answers431WhenHeaderCountExceedsLimit(Wire wire) throws IOException {
         StringBuilder request = new StringBuilder("GET / HTTP/1.1\r\nHost: x\r\n");
         for (int i = 0; i < 10; i++) request.append("X-H").append(i).append(": v\r\n");
         request.append("\r\n");
-        assertError(transport, b -> b.maxHeaderCount(5), request.toString(), 431, "Request Header Fields Too Large",
+        assertError(wire, b -> b.maxHeaderCount(5), request.toString(), 431, "Request Header Fields Too Large",
                 "more than 5 header fields");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void acceptsHeadOfExactlyMaxHeadSizeAndAnswers431OneByteOver(Transport transport) throws IOException {
+    @EnumSource(Wire.class)
+    void acceptsHeadOfExactlyMaxHeadSizeAndAnswers431OneByteOver(Wire wire) throws IOException {
         String prefix = "GET / HTTP/1.1\r\nHost: x\r\nX-Pad: ";
         String suffix = "\r\n\r\n";
         String exact = prefix + "p".repeat(256 - prefix.length() - suffix.length()) + suffix;
         assertThat(exact).hasSize(256);
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport).maxHeadSize(256));
+        try (TestServer server = TestServer.start(wire, router(), b -> b.maxHeadSize(256));
              RawClient client = server.raw()) {
             client.send(exact);
             RawClient.RawResponse ok = client.read();
@@ -369,12 +362,12 @@ class ErrorStatusTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void acceptsExactlyMaxHeaderCountFields(Transport transport) {
+    @EnumSource(Wire.class)
+    void acceptsExactlyMaxHeaderCountFields(Wire wire) {
         StringBuilder request = new StringBuilder("GET / HTTP/1.1\r\nHost: x\r\n");
         for (int i = 0; i < 4; i++) request.append("X-H").append(i).append(": v\r\n");
         request.append("\r\n");
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport).maxHeaderCount(5));
+        try (TestServer server = TestServer.start(wire, router(), b -> b.maxHeaderCount(5));
              RawClient client = server.raw()) {
             client.send(request.toString());
             assertThat(client.read().status()).isEqualTo(200);
@@ -382,49 +375,51 @@ class ErrorStatusTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers431WhenChunkedTrailerSectionExceedsHeadLimit(Transport transport) throws IOException {
+    @EnumSource(Wire.class)
+    void answers431WhenChunkedTrailerSectionExceedsHeadLimit(Wire wire) throws IOException {
         String request = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n"
                 + "X-Trailer: " + "t".repeat(9_000) + "\r\n\r\n";
-        assertError(transport, request, 431, "Request Header Fields Too Large", "trailer section too large");
+        assertError(wire, request, 431, "Request Header Fields Too Large", "trailer section too large");
     }
 
     // ---- 417, 501, 505 -----------------------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers417ForExpectationOtherThan100Continue(Transport transport) throws IOException {
-        assertError(transport, "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Length: 2\r\n\r\nhi",
+    @EnumSource(Wire.class)
+    void answers417ForExpectationOtherThan100Continue(Wire wire) throws IOException {
+        assertError(wire, "POST /echo HTTP/1.1\r\nHost: x\r\nExpect: teapot\r\nContent-Length: 2\r\n\r\nhi",
                 417, "Expectation Failed", "unsupported expectation: teapot");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers501ForTransferEncodingGzipThenChunked(Transport transport) throws IOException {
-        assertError(transport, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+    @EnumSource(Wire.class)
+    void answers501ForTransferEncodingGzipThenChunked(Wire wire) throws IOException {
+        assertError(wire, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
                 501, "Not Implemented", "unsupported transfer coding: gzip");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers501ForTransferEncodingOtherThanChunked(Transport transport) throws IOException {
-        assertError(transport, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity\r\n\r\n",
+    @EnumSource(Wire.class)
+    void answers501ForTransferEncodingOtherThanChunked(Wire wire) throws IOException {
+        assertError(wire, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: identity\r\n\r\n",
                 501, "Not Implemented", "unsupported transfer coding: identity");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers505ForHttp2RequestLine(Transport transport) throws IOException {
-        assertError(transport, "GET / HTTP/2.0\r\nHost: x\r\n\r\n", 505, "HTTP Version Not Supported",
+    @EnumSource(Wire.class)
+    void answers505ForHttp2RequestLine(Wire wire) throws IOException {
+        assertError(wire, "GET / HTTP/2.0\r\nHost: x\r\n\r\n", 505, "HTTP Version Not Supported",
                 "HTTP version not supported");
     }
 
     // ---- 503 ---------------------------------------------------------------------------------
 
+    // Not BLOCKING_TLS: that transport closes a TLS connection past the limit before any handshake
+    // (BlockingConnection.refuse), so there is no 503 to read; ServerTlsTest checks that close.
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers503ThenEofPastTheConnectionLimit(Transport transport) throws IOException {
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport).maxConnections(1));
+    @EnumSource(value = Wire.class, names = "BLOCKING_TLS", mode = EnumSource.Mode.EXCLUDE)
+    void answers503ThenEofPastTheConnectionLimit(Wire wire) throws IOException {
+        try (TestServer server = TestServer.start(wire, router(), b -> b.maxConnections(1));
              RawClient first = server.raw()) {
             first.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
             assertThat(first.read().status()).isEqualTo(200);
@@ -445,22 +440,22 @@ class ErrorStatusTest {
     // ---- errors inside a pipelined burst ------------------------------------------------------
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void sendsFullErrorResponseAndEofEvenWithPipelinedGarbageAfterIt(Transport transport) throws IOException {
+    @EnumSource(Wire.class)
+    void sendsFullErrorResponseAndEofEvenWithPipelinedGarbageAfterIt(Wire wire) throws IOException {
         StringBuilder garbage = new StringBuilder();
         for (int i = 0; garbage.length() < 200_000; i++) {
             garbage.append("GET /after-error-").append(i).append(" HTTP/1.1\r\nHost: x\r\n\r\n").append("\u0001\u00ff junk \r\n");
         }
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n" + garbage);
             assertErrorThenEof(client, 400, "Bad Request", "invalid Content-Length");
         }
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answersEarlierPipelinedRequestsBeforeTheErrorAndNothingAfterIt(Transport transport) throws IOException {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void answersEarlierPipelinedRequestsBeforeTheErrorAndNothingAfterIt(Wire wire) throws IOException {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n"
                     + "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
                     + "GET / HTTP/2.0\r\nHost: x\r\n\r\n"
@@ -476,9 +471,9 @@ class ErrorStatusTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void sendsFullErrorResponseAndEofWhenClientKeepsSendingAfterTheError(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void sendsFullErrorResponseAndEofWhenClientKeepsSendingAfterTheError(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             client.send("GET / HTTP/1.1\r\nHost : x\r\n\r\n");
             RawClient.RawResponse response = client.read();
             assertThat(response.status()).isEqualTo(400);

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,8 +22,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class GracefulShutdownTest {
     private static Router slowRoutes() {
+        return slowRoutes(new CountDownLatch(0));
+    }
+
+    /** {@code arrived} counts down as each {@code /slow} request reaches its handler. */
+    private static Router slowRoutes(CountDownLatch arrived) {
         return new Router()
                 .get("/slow", request -> {
+                    arrived.countDown();
                     Thread.sleep(400);
                     return Response.ok("finished");
                 })
@@ -30,17 +37,18 @@ class GracefulShutdownTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void letsRequestsInFlightFinishUnderLoadAndThenRefusesConnections(Transport transport) throws Exception {
-        TestServer server = TestServer.start(slowRoutes(), b -> b.transport(transport).execution(Execution.VIRTUAL_THREAD));
+    @EnumSource(Wire.class)
+    void letsRequestsInFlightFinishUnderLoadAndThenRefusesConnections(Wire wire) throws Exception {
+        CountDownLatch arrived = new CountDownLatch(40);
+        TestServer server = TestServer.start(wire, slowRoutes(arrived), b -> b.execution(Execution.VIRTUAL_THREAD));
         int port = server.port();
-        try (HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
+        try (HttpClient client = server.httpClientBuilder().version(HttpClient.Version.HTTP_1_1).build()) {
             List<CompletableFuture<HttpResponse<String>>> inFlight = new ArrayList<>();
             for (int i = 0; i < 40; i++) {
                 inFlight.add(client.sendAsync(HttpRequest.newBuilder(server.uri("/slow")).build(), HttpResponse.BodyHandlers.ofString()));
             }
-            server.awaitOpenConnections(20);
-            Thread.sleep(100); // the requests reach their handlers
+            // Every request in its handler, however long the connections (and their handshakes) took to open.
+            assertThat(arrived.await(10, TimeUnit.SECONDS)).as("all 40 requests reached their handlers").isTrue();
             long start = System.nanoTime();
             server.server().stop(Duration.ofSeconds(10));
             long stopMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
@@ -56,9 +64,9 @@ class GracefulShutdownTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answersTheRequestInFlightWithConnectionCloseAndClosesIdleConnections(Transport transport) throws Exception {
-        TestServer server = TestServer.start(slowRoutes(), b -> b.transport(transport).execution(Execution.WORKER_POOL));
+    @EnumSource(Wire.class)
+    void answersTheRequestInFlightWithConnectionCloseAndClosesIdleConnections(Wire wire) throws Exception {
+        TestServer server = TestServer.start(wire, slowRoutes(), b -> b.execution(Execution.WORKER_POOL));
         try (RawClient busy = server.raw(); RawClient idle = server.raw()) {
             idle.send("GET /fast HTTP/1.1\r\nHost: t\r\n\r\n");
             assertThat(idle.read().header("connection")).isNull();
@@ -77,13 +85,13 @@ class GracefulShutdownTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void closesWhatRemainsWhenTheGracePeriodEnds(Transport transport) throws Exception {
+    @EnumSource(Wire.class)
+    void closesWhatRemainsWhenTheGracePeriodEnds(Wire wire) throws Exception {
         Router router = new Router().get("/forever", request -> {
             Thread.sleep(10_000);
             return Response.ok("too late");
         });
-        TestServer server = TestServer.start(router, b -> b.transport(transport).execution(Execution.VIRTUAL_THREAD));
+        TestServer server = TestServer.start(wire, router, b -> b.execution(Execution.VIRTUAL_THREAD));
         try (RawClient client = server.raw()) {
             client.send("GET /forever HTTP/1.1\r\nHost: t\r\n\r\n");
             Thread.sleep(100);

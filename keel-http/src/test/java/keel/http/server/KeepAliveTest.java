@@ -33,9 +33,9 @@ class KeepAliveTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void servesSeveralSequentialRequestsOnOneConnection(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void servesSeveralSequentialRequestsOnOneConnection(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             for (int i = 0; i < 10; i++) {
                 client.send(i % 2 == 0 ? RawClient.get("/echo?i=" + i)
                         : "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n" + String.format("%02d", i));
@@ -50,9 +50,9 @@ class KeepAliveTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void closesHttp10ConnectionWithoutKeepAliveAfterTheResponse(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void closesHttp10ConnectionWithoutKeepAliveAfterTheResponse(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             client.send("GET /echo?i=1 HTTP/1.0\r\n\r\n");
             RawClient.RawResponse response = client.read();
             assertThat(response.status()).isEqualTo(200);
@@ -65,9 +65,9 @@ class KeepAliveTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void closesHttp10ConnectionCleanlyEvenWithAPipelinedRequestAfterIt(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void closesHttp10ConnectionCleanlyEvenWithAPipelinedRequestAfterIt(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             client.send("GET /echo?i=1 HTTP/1.0\r\n\r\n" + RawClient.get("/echo?i=2") + RawClient.get("/echo?i=3"));
             RawClient.RawResponse response = client.read();
             assertThat(response.body()).isEqualTo("i=1");
@@ -77,9 +77,9 @@ class KeepAliveTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void keepsHttp10ConnectionOpenWhenClientAsksForKeepAlive(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void keepsHttp10ConnectionOpenWhenClientAsksForKeepAlive(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             for (int i = 0; i < 3; i++) {
                 client.send("GET /echo?i=" + i + " HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
                 RawClient.RawResponse response = client.read();
@@ -102,9 +102,9 @@ class KeepAliveTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void closesAfterResponseWhenHttp11ClientSendsConnectionClose(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void closesAfterResponseWhenHttp11ClientSendsConnectionClose(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             client.send(RawClient.get("/echo?i=1"));
             assertThat(client.read().body()).isEqualTo("i=1");
             client.send("GET /echo?i=2 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -117,9 +117,9 @@ class KeepAliveTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void closesWhenCloseIsOneTokenOfTheConnectionHeader(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void closesWhenCloseIsOneTokenOfTheConnectionHeader(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             client.send("GET /echo?i=1 HTTP/1.1\r\nHost: x\r\nConnection: TE, Close\r\nTE: trailers\r\n\r\n");
             RawClient.RawResponse response = client.read();
             assertThat(response.body()).isEqualTo("i=1");
@@ -129,9 +129,9 @@ class KeepAliveTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void closesAfterResponseWhenHandlerAsksToCloseTheConnection(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void closesAfterResponseWhenHandlerAsksToCloseTheConnection(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             client.send(RawClient.get("/bye") + RawClient.get("/echo?i=never"));
             RawClient.RawResponse response = client.read();
             assertThat(response.body()).isEqualTo("bye");
@@ -141,11 +141,12 @@ class KeepAliveTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answersEveryRequestSentBeforeClientHalfClosesThenEof(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
-            client.send(RawClient.get("/echo?i=1") + RawClient.get("/loop?i=2") + "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nend");
-            client.shutdownOutput();
+    @EnumSource(Wire.class)
+    void answersEveryRequestSentBeforeClientHalfClosesThenEof(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
+            // The end arrives with the requests (over TLS, close_notify in the same read): it waits until they are answered.
+            client.sendAndShutdownOutput(RawClient.get("/echo?i=1") + RawClient.get("/loop?i=2")
+                    + "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nend");
             assertThat(client.read().body()).isEqualTo("i=1");
             assertThat(client.read().body()).isEqualTo("loop i=2");
             assertThat(client.read().body()).isEqualTo("body=end");
@@ -154,9 +155,9 @@ class KeepAliveTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void keepsHttp11ConnectionOpenWithExplicitKeepAliveAndAnswersWithoutConnectionHeader(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void keepsHttp11ConnectionOpenWithExplicitKeepAliveAndAnswersWithoutConnectionHeader(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             client.send("GET /echo?i=1 HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n");
             RawClient.RawResponse response = client.read();
             assertThat(response.body()).isEqualTo("i=1");
@@ -168,9 +169,9 @@ class KeepAliveTest {
 
     /** RFC 9112 §2.2: a server should ignore at least one empty line (CRLF) received before a request line. */
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void ignoresEmptyLineBetweenKeepAliveRequests(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void ignoresEmptyLineBetweenKeepAliveRequests(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nab\r\n");
             assertThat(client.read().body()).isEqualTo("body=ab");
             client.send("\r\n" + RawClient.get("/echo?i=2"));
@@ -181,9 +182,9 @@ class KeepAliveTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void ignoresEmptyLineBetweenKeepAliveRequestsWhenItsCrAndLfArriveSeparately(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void ignoresEmptyLineBetweenKeepAliveRequestsWhenItsCrAndLfArriveSeparately(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             // The CR rides with the first request; reading its response proves the server has consumed that read.
             client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nab\r");
             assertThat(client.read().body()).isEqualTo("body=ab");
@@ -195,9 +196,9 @@ class KeepAliveTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void closesIdleKeepAliveConnectionCleanlyAfterIdleTimeout(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport).idleTimeout(Duration.ofMillis(300)));
+    @EnumSource(Wire.class)
+    void closesIdleKeepAliveConnectionCleanlyAfterIdleTimeout(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router(), b -> b.idleTimeout(Duration.ofMillis(300)));
              RawClient client = server.raw()) {
             client.send(RawClient.get("/echo?i=1"));
             RawClient.RawResponse response = client.read();
@@ -211,10 +212,9 @@ class KeepAliveTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void doesNotTimeOutWhileAHandlerIsSlowerThanTheIdleAndHeadTimeouts(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport)
-                .idleTimeout(Duration.ofMillis(200)).headReadTimeout(Duration.ofMillis(200)));
+    @EnumSource(Wire.class)
+    void doesNotTimeOutWhileAHandlerIsSlowerThanTheIdleAndHeadTimeouts(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router(), b -> b.idleTimeout(Duration.ofMillis(200)).headReadTimeout(Duration.ofMillis(200)));
              RawClient client = server.raw()) {
             client.timeout(3_000);
             client.send(RawClient.get("/slow") + RawClient.get("/echo?i=2"));
@@ -227,9 +227,9 @@ class KeepAliveTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void closesConnectionThatNeverSendsARequestAfterIdleTimeout(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport).idleTimeout(Duration.ofMillis(300)));
+    @EnumSource(Wire.class)
+    void closesConnectionThatNeverSendsARequestAfterIdleTimeout(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router(), b -> b.idleTimeout(Duration.ofMillis(300)));
              RawClient client = server.raw()) {
             client.timeout(3_000);
             assertThat(client.closedByServer()).isTrue();
@@ -238,9 +238,9 @@ class KeepAliveTest {
 
     /** A client that stops reading a response stalls the write; past the idle timeout the server gives up. */
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void closesConnectionWhoseClientStopsReadingTheResponseAfterIdleTimeout(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport).idleTimeout(Duration.ofMillis(300))
+    @EnumSource(Wire.class)
+    void closesConnectionWhoseClientStopsReadingTheResponseAfterIdleTimeout(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router(), b -> b.idleTimeout(Duration.ofMillis(300))
                 .lingerDrain(Duration.ofMillis(100)));
              RawClient client = server.raw()) {
             client.send(RawClient.get("/huge")); // 32 MiB that the client never reads: far more than the socket buffers hold
@@ -255,9 +255,9 @@ class KeepAliveTest {
 
     /** Empty lines are not a request: a connection that only trickles CRLFs is idle and must still be closed. */
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void closesConnectionThatOnlyTricklesEmptyLinesAfterIdleTimeout(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport).idleTimeout(Duration.ofMillis(300)));
+    @EnumSource(Wire.class)
+    void closesConnectionThatOnlyTricklesEmptyLinesAfterIdleTimeout(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router(), b -> b.idleTimeout(Duration.ofMillis(300)));
              RawClient client = server.raw()) {
             client.send(RawClient.get("/echo?i=1"));
             assertThat(client.read().body()).isEqualTo("i=1");
@@ -273,19 +273,19 @@ class KeepAliveTest {
 
     /** The idle timeout counts from the end of the last exchange, not from when the connection opened. */
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void idleTimeoutRestartsAfterEveryRequestWithDefaultExecution(Transport transport) throws Exception {
-        assertBusyConnectionIsNotClosedAsIdle(transport, "/echo", "i=");
+    @EnumSource(Wire.class)
+    void idleTimeoutRestartsAfterEveryRequestWithDefaultExecution(Wire wire) throws Exception {
+        assertBusyConnectionIsNotClosedAsIdle(wire, "/echo", "i=");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void idleTimeoutRestartsAfterEveryRequestWithEventLoopExecution(Transport transport) throws Exception {
-        assertBusyConnectionIsNotClosedAsIdle(transport, "/loop", "loop i=");
+    @EnumSource(Wire.class)
+    void idleTimeoutRestartsAfterEveryRequestWithEventLoopExecution(Wire wire) throws Exception {
+        assertBusyConnectionIsNotClosedAsIdle(wire, "/loop", "loop i=");
     }
 
-    private static void assertBusyConnectionIsNotClosedAsIdle(Transport transport, String path, String prefix) throws Exception {
-        try (TestServer server = TestServer.start(router(), b -> b.transport(transport).idleTimeout(Duration.ofMillis(500)));
+    private static void assertBusyConnectionIsNotClosedAsIdle(Wire wire, String path, String prefix) throws Exception {
+        try (TestServer server = TestServer.start(wire, router(), b -> b.idleTimeout(Duration.ofMillis(500)));
              RawClient client = server.raw()) {
             client.timeout(3_000);
             // One request every ~100 ms for ~1.2 s: never idle for anywhere near 500 ms.
@@ -300,10 +300,10 @@ class KeepAliveTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void jdkHttpClientReusesOneConnectionFor50SequentialRequests(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, router());
-             HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+    @EnumSource(Wire.class)
+    void jdkHttpClientReusesOneConnectionFor50SequentialRequests(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router());
+             HttpClient client = server.httpClientBuilder().version(HttpClient.Version.HTTP_1_1)
                      .connectTimeout(Duration.ofSeconds(5)).build()) {
             for (int i = 0; i < 50; i++) {
                 HttpRequest request = i % 5 == 4
@@ -320,10 +320,11 @@ class KeepAliveTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void jdkHttpClientWithDefaultVersionGetsHttp11Answers(Transport transport) throws Exception {
-        // The default client offers an h2c upgrade on plain http; the server must ignore it and answer HTTP/1.1.
-        try (TestServer server = TestServer.start(transport, router()); HttpClient client = HttpClient.newHttpClient()) {
+    @EnumSource(Wire.class)
+    void jdkHttpClientWithDefaultVersionGetsHttp11Answers(Wire wire) throws Exception {
+        // The default client offers h2: as an h2c upgrade on plain http, by ALPN over TLS. The server must
+        // ignore either offer and answer HTTP/1.1.
+        try (TestServer server = TestServer.start(wire, router()); HttpClient client = server.httpClientBuilder().build()) {
             for (int i = 0; i < 5; i++) {
                 HttpResponse<String> response = client.send(HttpRequest.newBuilder(server.uri("/echo?i=" + i)).build(),
                         HttpResponse.BodyHandlers.ofString());

@@ -12,8 +12,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A server-initiated close with unread input must not reset the connection: a reset can destroy the
- * response still in the client's receive buffer. The raw client fails on a reset, so each test
- * proves the full response arrived and was followed by a clean EOF.
+ * response still in the client's receive buffer. The raw client fails on a reset (and over TLS on an
+ * end without close_notify), so each test proves the full response arrived and was followed by a clean EOF.
  */
 class LosslessCloseTest {
     private static final int LARGE = 4 * 1024 * 1024;
@@ -27,9 +27,9 @@ class LosslessCloseTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void connectionCloseWithTrailingUnreadBytesDeliversTheResponseAndAFin(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, routes()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void connectionCloseWithTrailingUnreadBytesDeliversTheResponseAndAFin(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, routes()); RawClient client = server.raw()) {
             byte[] trailing = new byte[200_000];
             Arrays.fill(trailing, (byte) 'x');
             client.send("GET /small HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\nGET /small HTTP/1.1\r\nHost: t\r\n\r\n");
@@ -43,9 +43,9 @@ class LosslessCloseTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void aLargeResponseStillBeingWrittenSurvivesBytesArrivingBehindIt(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, routes()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void aLargeResponseStillBeingWrittenSurvivesBytesArrivingBehindIt(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, routes()); RawClient client = server.raw()) {
             client.send("GET /large HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
             client.send("more bytes the server will never read\r\n".repeat(1000).getBytes(StandardCharsets.ISO_8859_1));
             RawClient.RawResponse response = client.read();

@@ -44,9 +44,9 @@ class PipeliningTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answers100PipelinedGetsInOrderAndKeepsTheConnectionOpen(Transport transport) {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void answers100PipelinedGetsInOrderAndKeepsTheConnectionOpen(Wire wire) {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             StringBuilder burst = new StringBuilder();
             for (int i = 0; i < 100; i++) burst.append(RawClient.get("/echo?i=" + i));
             client.send(burst.toString());
@@ -65,9 +65,9 @@ class PipeliningTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answersPipelinedMixOfGetsAndPostsWithBodiesInOrder(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void answersPipelinedMixOfGetsAndPostsWithBodiesInOrder(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             // The second body looks like a request: it must be read as body bytes, never as a request.
             String smuggled = "GET /echo?i=666 HTTP/1.1\r\nHost: x\r\n\r\n";
             client.send(RawClient.get("/echo?i=0")
@@ -99,20 +99,20 @@ class PipeliningTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void keepsRequestOrderWhenEarlierWorkerPoolRequestsAreSlower(Transport transport) {
-        assertOrderWithSlowEarlierRequests(transport, "/worker", "worker");
+    @EnumSource(Wire.class)
+    void keepsRequestOrderWhenEarlierWorkerPoolRequestsAreSlower(Wire wire) {
+        assertOrderWithSlowEarlierRequests(wire, "/worker", "worker");
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void keepsRequestOrderWhenEarlierVirtualThreadRequestsAreSlower(Transport transport) {
-        assertOrderWithSlowEarlierRequests(transport, "/virtual", "virtual");
+    @EnumSource(Wire.class)
+    void keepsRequestOrderWhenEarlierVirtualThreadRequestsAreSlower(Wire wire) {
+        assertOrderWithSlowEarlierRequests(wire, "/virtual", "virtual");
     }
 
-    private static void assertOrderWithSlowEarlierRequests(Transport transport, String path, String kind) {
+    private static void assertOrderWithSlowEarlierRequests(Wire wire, String path, String kind) {
         int count = 12;
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             StringBuilder burst = new StringBuilder();
             for (int i = 0; i < count; i++) {
                 // Slow handlers get decreasing delays; event-loop and default-execution requests are interleaved.
@@ -133,10 +133,10 @@ class PipeliningTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answersLargePipelinedBurstInOrderWhenClientReadsOnlyAfterSendingEverything(Transport transport) throws Exception {
+    @EnumSource(Wire.class)
+    void answersLargePipelinedBurstInOrderWhenClientReadsOnlyAfterSendingEverything(Wire wire) throws Exception {
         int count = 1_000; // ~40 KB of requests, ~2 MB of responses: past the read buffer and the write high water mark
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             StringBuilder burst = new StringBuilder();
             for (int i = 0; i < count; i++) burst.append(RawClient.get("/big?i=" + i));
             byte[] bytes = burst.toString().getBytes(StandardCharsets.ISO_8859_1);
@@ -153,10 +153,10 @@ class PipeliningTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answersHugePipelinedStreamInOrderWhileClientWritesAndReadsConcurrently(Transport transport) throws Exception {
+    @EnumSource(Wire.class)
+    void answersHugePipelinedStreamInOrderWhileClientWritesAndReadsConcurrently(Wire wire) throws Exception {
         int count = 4_000; // more requests than socket buffers hold: the server must pause reading while output backs up
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             CompletableFuture<Void> sent = CompletableFuture.runAsync(() -> {
                 StringBuilder batch = new StringBuilder();
                 for (int i = 0; i < count; i++) {
@@ -178,9 +178,9 @@ class PipeliningTest {
     }
 
     @ParameterizedTest
-    @EnumSource(Transport.class)
-    void answersRequestsSplitAtEveryByteBoundaryAcrossPipelinedWrites(Transport transport) throws Exception {
-        try (TestServer server = TestServer.start(transport, router()); RawClient client = server.raw()) {
+    @EnumSource(Wire.class)
+    void answersRequestsSplitAtEveryByteBoundaryAcrossPipelinedWrites(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router()); RawClient client = server.raw()) {
             String two = RawClient.get("/echo?i=1") + "POST /echo?i=2 HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\nabc";
             // Writes of 1, 2, 3, ... bytes: every request ends in the middle of some write.
             int position = 0;

@@ -6,6 +6,7 @@ import keel.core.tls.TlsContexts;
 import keel.http.Response;
 import keel.http.router.Router;
 import keel.http.tls.TestCertificates;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -233,6 +234,17 @@ class ServerTlsTest {
             assertThat(openssl.waitFor(15, TimeUnit.SECONDS)).isTrue();
             assertThat(output).contains("HTTP/1.1 200").contains("Hello over TLS");
             assertThat(output.substring(output.indexOf("Hello over TLS"))).as(output).containsPattern("<<< .*Alert.*close_notify");
+        }
+    }
+
+    @Test
+    void theBlockingTransportClosesAConnectionPastTheLimitBeforeAnyHandshake() throws Exception {
+        try (HttpServer server = start(Transport.BLOCKING, ServerObserver.NONE, b -> b.maxConnections(1));
+             RawClient admitted = RawClient.tls(server.port())) {
+            assertThat(admitted.send(RawClient.get("/hello")).read().body()).isEqualTo("Hello over TLS");
+            // Not the 503 of clear text (and of the nio transport): a handshake is the work an overloaded server refuses.
+            assertThatThrownBy(() -> RawClient.tls(server.port())).hasCauseInstanceOf(SSLHandshakeException.class);
+            assertThat(admitted.send(RawClient.get("/hello")).read().body()).as("the admitted connection is unaffected").isEqualTo("Hello over TLS");
         }
     }
 

@@ -1,12 +1,18 @@
 package keel.http.server;
 
 import keel.http.router.Router;
+import keel.http.tls.TestCertificates;
 
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.function.Consumer;
 
-/** A real server on a free port for one test; {@link #close()} stops it. Client tests share it. */
+/**
+ * A real server on a free port for one test; {@link #close()} stops it. Client tests share it. Its
+ * clients ({@link #raw()}, {@link #uri}, {@link #httpClientBuilder()}) speak https, trusting the test
+ * CA, when the server was started with TLS (a TLS {@link Wire}).
+ */
 public final class TestServer implements AutoCloseable {
     private final HttpServer server;
 
@@ -18,8 +24,13 @@ public final class TestServer implements AutoCloseable {
         return start(router, options -> { });
     }
 
-    public static TestServer start(Transport transport, Router router) {
-        return start(router, options -> options.transport(transport));
+    public static TestServer start(Wire wire, Router router) {
+        return start(wire, router, options -> { });
+    }
+
+    /** Starts on {@code wire}; {@code customize} adjusts the test's other options. */
+    public static TestServer start(Wire wire, Router router, Consumer<ServerOptions.Builder> customize) {
+        return start(router, options -> customize.accept(wire.configure(options)));
     }
 
     /** Starts on 127.0.0.1 and a free port; {@code customize} adjusts the test's options. */
@@ -38,12 +49,25 @@ public final class TestServer implements AutoCloseable {
         return server.port();
     }
 
-    public URI uri(String pathAndQuery) {
-        return URI.create("http://127.0.0.1:" + port() + pathAndQuery);
+    /** True when the server speaks TLS. */
+    public boolean isTls() {
+        return server.options().tls().enabled();
     }
 
+    /** {@code http://127.0.0.1:PORT} plus {@code pathAndQuery}; {@code https://localhost:PORT} over TLS (the certificate's name). */
+    public URI uri(String pathAndQuery) {
+        return URI.create((isTls() ? "https://localhost:" : "http://127.0.0.1:") + port() + pathAndQuery);
+    }
+
+    /** A JDK client builder that reaches this server: over TLS it trusts the test CA. */
+    public HttpClient.Builder httpClientBuilder() {
+        HttpClient.Builder builder = HttpClient.newBuilder();
+        return isTls() ? builder.sslContext(TestCertificates.clientContextTrustingCa()) : builder;
+    }
+
+    /** A raw client connected (and, over TLS, handshaken) to this server. */
     RawClient raw() {
-        return RawClient.connect(port());
+        return isTls() ? RawClient.tls(port()) : RawClient.connect(port());
     }
 
     /** Waits up to 5 s until the server counts {@code count} open connections. */
