@@ -24,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class WebSocketMetricsTest {
     private static final String CLOSED = "keel_websocket_server_sessions_closed_total";
 
+    /** Echoes text; answers binary with its size, in text. */
     private static Router echo() {
         return new Router().ws("/ws/echo", new WsListener() {
             @Override
@@ -33,14 +34,14 @@ class WebSocketMetricsTest {
 
             @Override
             public void onBinary(WsSession session, byte[] data) {
-                session.send(data);
+                session.send(data.length + " bytes");
             }
         });
     }
 
-    /** Collects what the server echoes, and the server's Close. */
+    /** Collects what the server answers, and the server's Close. */
     private static final class Echoes implements WebSocket.Listener {
-        final BlockingQueue<Object> messages = new LinkedBlockingQueue<>();
+        final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
         final CompletableFuture<Integer> closed = new CompletableFuture<>();
 
         @Override
@@ -51,20 +52,13 @@ class WebSocketMetricsTest {
         }
 
         @Override
-        public CompletionStage<?> onBinary(WebSocket webSocket, ByteBuffer data, boolean last) {
-            messages.add(data.remaining());
-            webSocket.request(1);
-            return null;
-        }
-
-        @Override
         public CompletionStage<?> onClose(WebSocket webSocket, int statusCode, String reason) {
             closed.complete(statusCode);
             return null;
         }
 
-        Object next() throws InterruptedException {
-            Object message = messages.poll(5, TimeUnit.SECONDS);
+        String next() throws InterruptedException {
+            String message = messages.poll(5, TimeUnit.SECONDS);
             if (message == null) throw new AssertionError("no echo within 5 s");
             return message;
         }
@@ -85,16 +79,16 @@ class WebSocketMetricsTest {
             client.sendText(text, true).get(5, TimeUnit.SECONDS);
             assertThat(echoes.next()).isEqualTo(text);
             client.sendBinary(ByteBuffer.wrap(new byte[100]), true).get(5, TimeUnit.SECONDS);
-            assertThat(echoes.next()).isEqualTo(100);
+            assertThat(echoes.next()).isEqualTo("100 bytes");
 
             PrometheusText open = server.scrape();
-            int bytes = text.getBytes(StandardCharsets.UTF_8).length + 100;
+            int textBytes = text.getBytes(StandardCharsets.UTF_8).length;
             assertThat(open.value("keel_websocket_server_sessions_open")).isEqualTo(1);
             assertThat(open.value("keel_websocket_server_sessions_opened_total")).isEqualTo(1);
             assertThat(open.value("keel_websocket_server_messages_received_total")).isEqualTo(2);
-            assertThat(open.value("keel_websocket_server_bytes_received_total")).isEqualTo(bytes);
+            assertThat(open.value("keel_websocket_server_bytes_received_total")).isEqualTo(textBytes + 100);
             assertThat(open.value("keel_websocket_server_messages_sent_total")).isEqualTo(2);
-            assertThat(open.value("keel_websocket_server_bytes_sent_total")).isEqualTo(bytes);
+            assertThat(open.value("keel_websocket_server_bytes_sent_total")).isEqualTo(textBytes + "100 bytes".length());
 
             client.sendClose(WebSocket.NORMAL_CLOSURE, "bye").get(5, TimeUnit.SECONDS);
             assertThat(echoes.closed.get(5, TimeUnit.SECONDS)).isEqualTo(1000);
