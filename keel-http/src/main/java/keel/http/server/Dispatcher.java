@@ -33,7 +33,8 @@ import java.util.function.Consumer;
 /**
  * Routes a request and runs its handler under the route's {@link Execution}. The answer goes to a
  * callback exactly once, on whatever thread produced it; the transport moves it to the connection's
- * own thread. Every pool is bounded and refuses at once with 503 when full.
+ * own thread. Every pool is bounded and refuses at once with 503 when full. Every 503, its own or a
+ * handler's, is reported to the observer with its {@link ServerObserver.Rejection reason}.
  */
 final class Dispatcher implements AutoCloseable {
     private static final Log LOG = Log.of(Dispatcher.class);
@@ -114,6 +115,7 @@ final class Dispatcher implements AutoCloseable {
             return answer.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            rejected(ServerObserver.Rejection.SHUTTING_DOWN);
             return Responses.overloaded("server is stopping");
         } catch (ExecutionException e) {
             return Responses.forException(e, request); // not reached: invoke always completes normally
@@ -272,12 +274,22 @@ final class Dispatcher implements AutoCloseable {
     }
 
     private void reject(ServerObserver.Rejection reason, String text, Consumer<Response> done) {
+        rejected(reason);
+        done.accept(Responses.overloaded(text));
+    }
+
+    private void rejected(ServerObserver.Rejection reason) {
         try {
             observer.onRejected(reason);
         } catch (RuntimeException e) {
             LOG.warn("observer_failed", e, "event", "rejected");
         }
-        done.accept(Responses.overloaded(text));
+    }
+
+    /** Hands on what the handler answered; a 503 it chose itself is counted as such. */
+    private void answer(Consumer<Response> done, Response response) {
+        if (response.status() == 503) rejected(ServerObserver.Rejection.HANDLER);
+        done.accept(response);
     }
 
     private static Consumer<Response> releasing(Semaphore permits, Consumer<Response> done) {
@@ -321,7 +333,7 @@ final class Dispatcher implements AutoCloseable {
     }
 
     /** Calls the handler here; failures of any kind become a response, so {@code done} always runs once. */
-    private static void invoke(Route route, Request request, Consumer<Response> done) {
+    private void invoke(Route route, Request request, Consumer<Response> done) {
         switch (route.endpoint()) {
             case Route.Sync sync -> {
                 Response response;
@@ -331,7 +343,7 @@ final class Dispatcher implements AutoCloseable {
                 } catch (Throwable failure) {
                     response = Responses.forException(failure, request);
                 }
-                done.accept(response);
+                answer(done, response);
             }
             case Route.WebSocket webSocket -> done.accept(Responses.error(501,
                     "WebSocket routes need the nio transport (server.transport: nio)"));
@@ -341,13 +353,13 @@ final class Dispatcher implements AutoCloseable {
                     stage = async.handler().handle(request);
                     if (stage == null) throw new IllegalStateException("async handler returned null");
                 } catch (Throwable failure) {
-                    done.accept(Responses.forException(failure, request));
+                    answer(done, Responses.forException(failure, request));
                     return;
                 }
                 stage.whenComplete((response, failure) -> {
-                    if (failure != null) done.accept(Responses.forException(failure, request));
-                    else if (response == null) done.accept(Responses.forException(new IllegalStateException("async handler completed with null"), request));
-                    else done.accept(response);
+                    if (failure != null) answer(done, Responses.forException(failure, request));
+                    else if (response == null) answer(done, Responses.forException(new IllegalStateException("async handler completed with null"), request));
+                    else answer(done, response);
                 });
             }
         }
