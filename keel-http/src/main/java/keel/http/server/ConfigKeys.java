@@ -106,6 +106,8 @@ public final class ConfigKeys {
             key("websocket.context-takeover", "--ws-context-takeover",
                     "with compression, keep each compressor's window across messages: true, or false to reset it after each message",
                     o -> "" + o.webSocket().contextTakeover(), (b, v) -> b.wsContextTakeover(ConfigValues.bool(v))),
+            key("websocket.compression-level", "--ws-compression-level", "deflate level of WebSocket compression: 1 (fastest) to 9 (smallest)",
+                    o -> "" + o.webSocket().compressionLevel(), (b, v) -> b.wsCompressionLevel(ConfigValues.integer(v, 1, 9))),
             key("server.tls.certificate", "--tls-cert", "PEM certificate chain (server certificate first): turns TLS on, with --tls-key",
                     o -> ConfigValues.path(o.tls().certificate()), (b, v) -> b.tlsCertificate(ConfigValues.path(v))),
             key("server.tls.key", "--tls-key", "PEM private key of --tls-cert (PKCS#8, PKCS#1 or SEC1, unencrypted)",

@@ -241,6 +241,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.wsPingInterval = webSocket.pingInterval();
         b.wsCompression = webSocket.compression();
         b.wsContextTakeover = webSocket.contextTakeover();
+        b.wsCompressionLevel = webSocket.compressionLevel();
         b.tlsCertificate = tls.certificate();
         b.tlsPrivateKey = tls.privateKey();
         b.tlsKeystore = tls.keystore();
@@ -290,6 +291,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         private Duration wsPingInterval = WsOptions.defaults().pingInterval();
         private boolean wsCompression = WsOptions.defaults().compression();
         private boolean wsContextTakeover = WsOptions.defaults().contextTakeover();
+        private int wsCompressionLevel = WsOptions.defaults().compressionLevel();
         private Path tlsCertificate = null;
         private Path tlsPrivateKey = null;
         private Path tlsKeystore = null;
@@ -338,6 +340,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder wsPingInterval(Duration wsPingInterval) { this.wsPingInterval = wsPingInterval; return this; }
         public Builder wsCompression(boolean wsCompression) { this.wsCompression = wsCompression; return this; }
         public Builder wsContextTakeover(boolean wsContextTakeover) { this.wsContextTakeover = wsContextTakeover; return this; }
+        public Builder wsCompressionLevel(int wsCompressionLevel) { this.wsCompressionLevel = wsCompressionLevel; return this; }
         public Builder tlsCertificate(Path tlsCertificate) { this.tlsCertificate = tlsCertificate; return this; }
         public Builder tlsPrivateKey(Path tlsPrivateKey) { this.tlsPrivateKey = tlsPrivateKey; return this; }
         public Builder tlsKeystore(Path tlsKeystore) { this.tlsKeystore = tlsKeystore; return this; }
@@ -356,7 +359,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
                     new WaterMarks(highWaterMark, lowWaterMark),
                     new Guard(guardEnabled, lagProbeInterval, blockedThreshold, onBlocked),
                     new WsOptions(wsMaxFrameSize, wsMaxMessageSize, wsMaxQueuedOutput, wsCloseTimeout, wsIdleTimeout, wsPingInterval,
-                            wsCompression, wsContextTakeover),
+                            wsCompression, wsContextTakeover, wsCompressionLevel),
                     new Tls(tlsCertificate, tlsPrivateKey, tlsKeystore, tlsKeystorePassword, tlsProtocols, tlsHandshakeTimeout,
                             tlsClientAuth, tlsClientTrust),
                     warmup);

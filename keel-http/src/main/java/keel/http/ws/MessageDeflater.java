@@ -16,13 +16,16 @@ final class MessageDeflater {
     static final int MIN_SIZE = 64;
     private static final byte[] SYNC_TAIL = {0, 0, (byte) 0xFF, (byte) 0xFF};
 
+    private final int level;
     private final boolean resetAfterMessage;
     private Deflater deflater;
     /** Whether the message whose frames are being sent is compressed. */
     private boolean messageCompressed;
     private boolean released;
 
-    MessageDeflater(boolean resetAfterMessage) {
+    /** @param level the deflate level, 1..9; {@code resetAfterMessage}: no context takeover */
+    MessageDeflater(int level, boolean resetAfterMessage) {
+        this.level = level;
         this.resetAfterMessage = resetAfterMessage;
     }
 
@@ -40,7 +43,7 @@ final class MessageDeflater {
     /** The compressed payload of one frame of a compressed message; {@code last} for its final frame. */
     byte[] compress(byte[] payload, boolean last) {
         if (released) throw new IllegalStateException("the session's compressor is released");
-        if (deflater == null) deflater = new Deflater(Deflater.DEFAULT_COMPRESSION, true);
+        if (deflater == null) deflater = new Deflater(level, true);
         deflater.setInput(payload);
         int length = payload.length;
         byte[] out = new byte[length + (length >> 12) + (length >> 14) + 64]; // above zlib's deflateBound

@@ -114,7 +114,8 @@ public final class WsConnection implements Protocol {
         this.loop = attached.loop();
         WsOptions options = settings.options();
         PerMessageDeflate deflate = binding.deflate();
-        MessageDeflater deflater = deflate == null ? null : new MessageDeflater(deflate.resetsCompressor(maskKeys == null));
+        MessageDeflater deflater = deflate == null ? null
+                : new MessageDeflater(options.compressionLevel(), deflate.resetsCompressor(maskKeys == null));
         this.output = new Outbound(attached.out(), attached.bytesWritten(), maskKeys, deflater);
         this.session = new Session(id, binding.request(), binding.subprotocol(), deflate == null ? "" : deflate.header(), this, loop,
                 maskKeys != null, options.maxQueuedOutput(), settings.highWaterMark(), settings.lowWaterMark());

@@ -108,7 +108,7 @@ public final class WsHandshake {
      */
     public static void prepare() {
         acceptKey("dGhlIHNhbXBsZSBub25jZQ==");
-        MessageDeflater deflater = new MessageDeflater(false);
+        MessageDeflater deflater = new MessageDeflater(WsOptions.defaults().compressionLevel(), false);
         MessageInflater inflater = new MessageInflater(1024, false);
         try {
             byte[] compressed = deflater.compress(new byte[MessageDeflater.MIN_SIZE], true);

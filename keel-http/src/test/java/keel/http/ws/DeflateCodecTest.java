@@ -102,10 +102,10 @@ class DeflateCodecTest {
     @Test
     void keelsCompressorWritesTheRfcExamples() {
         byte[] hello = "Hello".getBytes(StandardCharsets.US_ASCII);
-        MessageDeflater takeover = new MessageDeflater(false);
+        MessageDeflater takeover = new MessageDeflater(6, false);
         assertThat(takeover.compress(hello, true)).isEqualTo(hex("f2 48 cd c9 c9 07 00"));
         assertThat(takeover.compress(hello, true)).as("§7.2.3.2: refers back to the first").isEqualTo(hex("f2 00 11 00 00"));
-        MessageDeflater fresh = new MessageDeflater(true);
+        MessageDeflater fresh = new MessageDeflater(6, true);
         assertThat(fresh.compress(hello, true)).isEqualTo(hex("f2 48 cd c9 c9 07 00"));
         assertThat(fresh.compress(hello, true)).as("no context takeover: each message alone").isEqualTo(hex("f2 48 cd c9 c9 07 00"));
         takeover.release();
@@ -114,7 +114,7 @@ class DeflateCodecTest {
 
     @Test
     void compressesWholeMessagesFrom64BytesAndEveryMessageSentInFragmentsButNoControlFrame() {
-        MessageDeflater deflater = new MessageDeflater(false);
+        MessageDeflater deflater = new MessageDeflater(6, false);
         assertThat(deflater.compresses(TEXT, true, MessageDeflater.MIN_SIZE - 1)).isFalse();
         assertThat(deflater.compresses(BINARY, true, MessageDeflater.MIN_SIZE)).isTrue();
         assertThat(deflater.compresses(PING, true, 125)).isFalse();
@@ -128,21 +128,23 @@ class DeflateCodecTest {
     }
 
     @Test
-    void roundTripsMessagesSentAtEveryFragmentSizeWithAndWithoutContextTakeover() {
+    void roundTripsMessagesSentAtEveryFragmentSizeAndLevelWithAndWithoutContextTakeover() {
         StringBuilder text = new StringBuilder();
         for (int i = 0; text.length() < 300; i++) text.append(JSON.formatted(i, i));
         byte[] data = text.toString().getBytes(StandardCharsets.UTF_8);
-        for (boolean reset : new boolean[]{false, true}) {
-            MessageDeflater deflater = new MessageDeflater(reset);
-            FrameDecoder decoder = clientDecoder(reset);
-            for (int size = 1; size <= data.length; size++) {
-                byte[] frames = fragments(deflater, size % 2 == 0 ? TEXT : BINARY, data, size);
-                Decoded expected = size % 2 == 0 ? new Decoded.Text(text.toString()) : new Decoded.Binary(data);
-                assertThat(comparable(decode(decoder, frames, 7))).as("fragments of %d, reset %s", size, reset)
-                        .isEqualTo(comparable(List.of(expected)));
+        for (int level : new int[]{1, 6, 9}) {
+            for (boolean reset : new boolean[]{false, true}) {
+                MessageDeflater deflater = new MessageDeflater(level, reset);
+                FrameDecoder decoder = clientDecoder(reset);
+                for (int size = 1; size <= data.length; size++) {
+                    byte[] frames = fragments(deflater, size % 2 == 0 ? TEXT : BINARY, data, size);
+                    Decoded expected = size % 2 == 0 ? new Decoded.Text(text.toString()) : new Decoded.Binary(data);
+                    assertThat(comparable(decode(decoder, frames, 7))).as("fragments of %d, level %d, reset %s", size, level, reset)
+                            .isEqualTo(comparable(List.of(expected)));
+                }
+                deflater.release();
+                decoder.release();
             }
-            deflater.release();
-            decoder.release();
         }
     }
 

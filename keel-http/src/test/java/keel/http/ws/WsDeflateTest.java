@@ -135,6 +135,25 @@ class WsDeflateTest {
     }
 
     @Test
+    void theServerCompressesAtItsLevel() {
+        byte[] document = json(4000).getBytes(StandardCharsets.UTF_8);
+        int[] sizes = new int[2];
+        int[] levels = {1, 9};
+        for (int i = 0; i < 2; i++) {
+            int level = levels[i];
+            try (WsServer server = WsServer.start(echo(Execution.EVENT_LOOP), options -> options.wsCompressionLevel(level));
+                 RawWsClient client = RawWsClient.connect(server.port())) {
+                client.send(RawWsClient.handshake("/echo", OFFER)).readHead();
+                client.send(Frames.of().masked(true, TEXT, document).build());
+                byte[] payload = client.readFrame().payload();
+                assertThat(Frames.inflate(payload)).isEqualTo(document);
+                sizes[i] = payload.length;
+            }
+        }
+        assertThat(sizes[0]).as("level 1 against level 9").isGreaterThan(sizes[1]);
+    }
+
+    @Test
     void aMessageInflatingPastTheLimitCloses1009AndTheServerGoesOn() throws Exception {
         BlockingQueue<String> closes = new LinkedBlockingQueue<>();
         WsListener recording = new WsListener() {
