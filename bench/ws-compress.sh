@@ -60,16 +60,7 @@ require_cpus
 use_java_25
 BASE="http://127.0.0.1:$PORT"
 
-DRIVER_PID=""
-on_exit() {
-  local rc=$?
-  if [[ -n $DRIVER_PID ]]; then kill "$DRIVER_PID" 2>/dev/null || true; wait "$DRIVER_PID" 2>/dev/null || true; fi
-  exit_trap "$rc"
-}
-trap on_exit EXIT
-
-# "key=value ..." line of the driver -> the value of $2
-field() { tr ' ' '\n' <<<"$1" | awk -F= -v key="$2" '$1 == key { print $2 }'; }
+trap 'exit_trap $?' EXIT
 
 prepare_keel
 JAR=$(find "$ROOT/keel-lab/target" -maxdepth 1 -name "keel-lab-*.jar" -print -quit)
@@ -79,20 +70,19 @@ log "JDK: $JAVA_HOME; results: $OUT"
 
 TICKS=$(getconf CLK_TCK)
 
-# Runs the driver for size $1, mode $2 and level $3; prints its result line.
+# Runs the driver for size $1, mode $2 and level $3; sets RESULT to its result line. (Not called
+# in a $(...) subshell: the exit trap must see the driver's PID.)
+RESULT=""
 drive() {
   local out="$OUT/$1-$2-$3.driver.txt" line
   log "$1 bytes, $2, level $3: $MESSAGES messages"
-  taskset -c "$CLIENT_CPU" "$JAVA_HOME/bin/java" -cp "$JAR:$ROOT/keel-lab/target/lib/*" keel.lab.WsCompressBench \
-    "ws://127.0.0.1:$PORT/ws/echo" "$1" "$MESSAGES" "$2" "$3" "$JVM_PID" "$TICKS" >"$out" 2>&1 </dev/null &
-  DRIVER_PID=$!
-  wait "$DRIVER_PID" || die "$1 bytes, $2: the driver failed: $(tail -n 5 "$out")"
-  DRIVER_PID=""
+  run_driver "$out" "$JAVA_HOME/bin/java" -cp "$JAR:$ROOT/keel-lab/target/lib/*" keel.lab.WsCompressBench \
+    "ws://127.0.0.1:$PORT/ws/echo" "$1" "$MESSAGES" "$2" "$3" "$JVM_PID" "$TICKS" || die "$1 bytes, $2: the driver failed: $(tail -n 5 "$out")"
   line=$(grep '^mode=' "$out" | tail -n 1)
   [[ -n $line ]] || die "$1 bytes, $2: no result line in $out"
   [[ $(field "$line" errors) == 0 ]] || die "$1 bytes, $2: wrong or missing echoes: $line"
   log "$line"
-  echo "$line"
+  RESULT=$line
 }
 
 # One server per level: the level is the server's setting. "off" runs on the first.
@@ -102,11 +92,12 @@ for level in $LEVELS; do
   start_server "$OUT/server-level-$level.log" --execution event-loop --ws-compression-level "$level"
   locate_jvm || die "no JVM found under PID $SERVER_PID"
   for size in $SIZES; do
-    [[ -n ${OFF[$size]:-} ]] || OFF[$size]=$(drive "$size" off "$level")
+    if [[ -z ${OFF[$size]:-} ]]; then drive "$size" off "$level"; OFF[$size]=$RESULT; fi
   done
   for size in $SIZES; do
     off=${OFF[$size]}
-    deflate=$(drive "$size" deflate "$level")
+    drive "$size" deflate "$level"
+    deflate=$RESULT
     [[ $(field "$deflate" extensions) == permessage-deflate ]] || die "deflate was not agreed: $deflate"
     row=$(awk -v doc="$(field "$off" doc_bytes)" -v level="$level" \
       -v ou="$(field "$off" up_bytes_per_msg)" -v od="$(field "$off" down_bytes_per_msg)" \
