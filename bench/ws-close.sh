@@ -60,19 +60,10 @@ require_cpus
 use_java_25
 BASE="http://127.0.0.1:$PORT"
 
-DRIVER_PID=""
-on_exit() {
-  local rc=$?
-  if [[ -n $DRIVER_PID ]]; then kill "$DRIVER_PID" 2>/dev/null || true; wait "$DRIVER_PID" 2>/dev/null || true; fi
-  exit_trap "$rc"
-}
-trap on_exit EXIT
+trap 'exit_trap $?' EXIT
 
 # Absolute value of one nstat counter, without touching nstat's history file.
 counter() { nstat -asz "$1" | awk -v name="$1" '$1 == name { print $2; found = 1 } END { if (!found) print 0 }'; }
-
-# "key=value ..." line of the driver -> the value of $2
-field() { tr ' ' '\n' <<<"$1" | awk -F= -v key="$2" '$1 == key { print $2 }'; }
 
 prepare_keel
 JAR=$(find "$ROOT/keel-lab/target" -maxdepth 1 -name "keel-lab-*.jar" -print -quit)
@@ -86,11 +77,8 @@ ROWS=()
 for mode in $MODES; do
   data_before=$(counter TcpExtTCPAbortOnData) close_before=$(counter TcpExtTCPAbortOnClose)
   log "$mode: $CLIENTS sessions, $CONCURRENCY at once"
-  taskset -c "$CLIENT_CPU" "$JAVA_HOME/bin/java" -cp "$JAR:$ROOT/keel-lab/target/lib/*" keel.lab.WsCloseBench \
-    "ws://127.0.0.1:$PORT/ws/fib" "$CLIENTS" "$CONCURRENCY" "$mode" >"$OUT/$mode.driver.txt" 2>&1 </dev/null &
-  DRIVER_PID=$!
-  wait "$DRIVER_PID" || die "$mode: the driver failed: $(tail -n 5 "$OUT/$mode.driver.txt")"
-  DRIVER_PID=""
+  run_driver "$OUT/$mode.driver.txt" "$JAVA_HOME/bin/java" -cp "$JAR:$ROOT/keel-lab/target/lib/*" keel.lab.WsCloseBench \
+    "ws://127.0.0.1:$PORT/ws/fib" "$CLIENTS" "$CONCURRENCY" "$mode" || die "$mode: the driver failed: $(tail -n 5 "$OUT/$mode.driver.txt")"
   data_rst=$(($(counter TcpExtTCPAbortOnData) - data_before))
   close_rst=$(($(counter TcpExtTCPAbortOnClose) - close_before))
   line=$(grep '^mode=' "$OUT/$mode.driver.txt" | tail -n 1)

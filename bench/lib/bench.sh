@@ -49,12 +49,13 @@ make_out_dir() {
   mkdir -p "$OUT"
 }
 
-# What every exit trap does last: stops wrk and the server, prints the table so far (emit_table)
+# What every exit trap does last: stops wrk, a driver (run_driver) and the server, prints the table so far (emit_table)
 # when the run failed after writing rows to file $2 (below $3 header lines, default 0) but before
 # its table, and exits with status $1.
 TABLE_DONE=false  # emit_table sets it
 exit_trap() { # status [rows_file [header_lines]]
   stop_wrk
+  stop_driver
   stop_server
   if [[ $1 -ne 0 && $TABLE_DONE == false && -f ${2:-} ]] && (($(wc -l <"$2") > ${3:-0})); then
     emit_table "PARTIAL: the run stopped early" || true
@@ -164,6 +165,31 @@ parse_wrk() {
       printf "%s %s %s %s %s %s\n", reqs, rps, (p50 == "" ? -1 : p50), (p99 == "" ? -1 : p99), (max == "" ? -1 : max), notes
     }'
 }
+
+# ------------------------------------------------------ a Java load driver ---
+
+# Runs a load driver, command "$@" after its output file $1, pinned to CPU CLIENT_CPU, in the
+# background so that signals act at once; returns its status. DRIVER_PID names it while it runs.
+DRIVER_PID=""
+run_driver() {
+  local out=$1 rc=0
+  shift
+  taskset -c "$CLIENT_CPU" "$@" >"$out" 2>&1 </dev/null &
+  DRIVER_PID=$!
+  wait "$DRIVER_PID" || rc=$?
+  DRIVER_PID=""
+  return "$rc"
+}
+
+# Stops the driver run_driver has running, if any (for an exit trap).
+stop_driver() {
+  [[ -n $DRIVER_PID ]] || return 0
+  kill "$DRIVER_PID" 2>/dev/null || true
+  wait "$DRIVER_PID" 2>/dev/null || true
+}
+
+# A driver's "key=value ..." result line ($1) -> the value of key $2.
+field() { tr ' ' '\n' <<<"$1" | awk -F= -v key="$2" '$1 == key { print $2 }'; }
 
 # ------------------------------------------------- the server under test ---
 

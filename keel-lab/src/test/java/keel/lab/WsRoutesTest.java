@@ -5,6 +5,7 @@ import keel.http.router.Router;
 import keel.http.server.HttpServer;
 import keel.http.server.ServerOptions;
 import keel.http.ws.WsListener;
+import keel.http.ws.WsOptions;
 import keel.http.ws.WsSession;
 import org.junit.jupiter.api.Test;
 
@@ -63,6 +64,32 @@ class WsRoutesTest {
                 assertThat(WsCloseBench.report(sync ? "sync" : "async", outcomes, 1_000_000_000))
                         .startsWith("mode=" + (sync ? "sync" : "async") + " clients=40 lost=0 abnormal_closes=0 answer_p50_ms=");
             }
+        }
+    }
+
+    @Test
+    void theCompressBenchDriverCountsFewerBytesOnTheWireWithDeflate() throws Exception {
+        try (HttpServer server = start()) {
+            URI uri = URI.create("ws://127.0.0.1:" + server.port() + "/ws/echo");
+            List<String> documents = WsCompressBench.documents(4096, 16);
+            assertThat(documents).allSatisfy(d -> assertThat(d.length()).isBetween(3900, 4200)).doesNotHaveDuplicates();
+            // 256 messages: each of the 4 sessions sends every document 4 times.
+            WsOptions on = WsOptions.defaults();
+            WsCompressBench.Result off = WsCompressBench.run(uri, documents, 10, 256, on.withCompression(false), ProcessHandle.current().pid(), 100);
+            WsCompressBench.Result deflate = WsCompressBench.run(uri, documents, 10, 256, on, 0, 100);
+            assertThat(off.extensions()).isEmpty();
+            assertThat(deflate.extensions()).isEqualTo("permessage-deflate");
+            assertThat(off.errors() + deflate.errors()).isZero();
+            // Uncompressed, each document in a frame: a 4-byte header from the server, 8 with the mask from the client.
+            long documentBytes = 16L * documents.stream().mapToInt(String::length).sum();
+            assertThat(off.downstreamBytes()).isEqualTo(documentBytes + 256 * 4);
+            assertThat(off.upstreamBytes()).isEqualTo(documentBytes + 256 * 8);
+            assertThat(deflate.downstreamBytes()).isLessThan(off.downstreamBytes() / 2);
+            assertThat(deflate.upstreamBytes()).isLessThan(off.upstreamBytes() / 2);
+            assertThat(WsCompressBench.report(off)).startsWith("mode=off extensions=none doc_bytes=").contains(" messages=256 errors=0 ")
+                    .doesNotContain("server_cpu_us_per_msg=-1");
+            assertThat(WsCompressBench.report(deflate)).startsWith("mode=deflate extensions=permessage-deflate ")
+                    .contains("server_cpu_us_per_msg=-1.0");
         }
     }
 

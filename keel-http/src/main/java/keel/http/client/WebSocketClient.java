@@ -44,7 +44,9 @@ import javax.net.ssl.SSLEngine;
  *
  * Sessions behave as on a server ({@link WsSession}: ordered sends from any thread, the same bound
  * and close handshake, a lingering TCP close), and the listener's callbacks run on the session's
- * event loop, so they must not block. The host name is resolved on the thread that calls
+ * event loop, so they must not block. The client offers permessage-deflate (RFC 7692) unless its
+ * options say {@link WsOptions#withCompression withCompression(false)}; a server's answer that is
+ * malformed or agrees to anything not offered fails the connect. The host name is resolved on the thread that calls
  * {@link #connect}; the handshake must finish within 10 s.
  */
 public final class WebSocketClient implements AutoCloseable {

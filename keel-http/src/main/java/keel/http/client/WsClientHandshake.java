@@ -6,6 +6,7 @@ import keel.core.net.Channel;
 import keel.core.net.Protocol;
 import keel.http.Headers;
 import keel.http.Request;
+import keel.http.ws.PerMessageDeflate;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
 import keel.http.ws.WsListener;
@@ -16,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
@@ -24,11 +26,16 @@ import javax.net.ssl.SSLEngine;
 
 /**
  * The client side of the opening handshake, a {@link Protocol} on the connection's channel: connect,
- * send the upgrade request, read the answer head, check it (RFC 6455 §4.1), then switch the channel
- * to a {@link WsConnection}. Loop thread only.
+ * send the upgrade request (offering permessage-deflate unless the options turn it off), read the
+ * answer head, check it (RFC 6455 §4.1, RFC 7692 §7.1), then switch the channel to a
+ * {@link WsConnection}. Loop thread only.
  */
 final class WsClientHandshake implements Protocol {
     private static final Log LOG = Log.of(WsClientHandshake.class);
+
+    /** What the server's answer agreed to. */
+    private record Agreement(String subprotocol, PerMessageDeflate deflate) {
+    }
 
     private final long id;
     private final URI uri;
@@ -97,9 +104,9 @@ final class WsClientHandshake implements Protocol {
             return;
         }
         String head = new String(in.array(), in.arrayOffset() + in.position(), end - in.position(), StandardCharsets.ISO_8859_1);
-        String subprotocol;
+        Agreement agreement;
         try {
-            subprotocol = check(head);
+            agreement = check(head);
         } catch (IOException e) {
             fail(e);
             return;
@@ -109,14 +116,14 @@ final class WsClientHandshake implements Protocol {
         channel.clearDeadline();
         Headers headers = Headers.of("Host", authority());
         Request request = new Request("GET", target(), true, true, headers, new byte[0]);
-        var binding = new WsConnection.Binding(listener, request, subprotocol, null, null);
+        var binding = new WsConnection.Binding(listener, request, agreement.subprotocol(), agreement.deflate(), null, null);
         WsConnection connection = WsConnection.client(id, random, binding, settings);
         channel.switchTo(connection);
         opened.complete(connection.session());
     }
 
-    /** Checks the answer head; returns the agreed subprotocol (or null). */
-    private String check(String head) throws IOException {
+    /** Checks the answer head; returns the agreed subprotocol and extension (each may be null). */
+    private Agreement check(String head) throws IOException {
         List<String> lines = head.lines().toList();
         String status = lines.getFirst();
         if (!status.startsWith("HTTP/1.1 101")) throw new IOException("WebSocket handshake refused by " + uri + ": " + status);
@@ -128,15 +135,26 @@ final class WsClientHandshake implements Protocol {
         if (subprotocol != null && !subprotocols.contains(subprotocol)) {
             throw new IOException("server chose subprotocol '" + subprotocol + "', which was not offered");
         }
-        return subprotocol;
+        try {
+            return new Agreement(subprotocol, WsHandshake.acceptedExtensions(fields(lines, "sec-websocket-extensions"), settings.options()));
+        } catch (IllegalArgumentException e) {
+            throw new IOException("unacceptable Sec-WebSocket-Extensions from " + uri + ": " + e.getMessage());
+        }
     }
 
     private static String field(List<String> lines, String name) {
+        List<String> values = fields(lines, name);
+        return values.isEmpty() ? null : values.getFirst();
+    }
+
+    /** The values of every field named {@code name} (lower case), in order; the status line never matches. */
+    private static List<String> fields(List<String> lines, String name) {
+        List<String> values = new ArrayList<>(1);
         for (String line : lines) {
             int colon = line.indexOf(':');
-            if (colon > 0 && line.substring(0, colon).trim().toLowerCase(Locale.ROOT).equals(name)) return line.substring(colon + 1).trim();
+            if (colon > 0 && line.substring(0, colon).trim().toLowerCase(Locale.ROOT).equals(name)) values.add(line.substring(colon + 1).trim());
         }
-        return null;
+        return values;
     }
 
     /** Position just past the CRLFCRLF that ends the head ({@code buffer} in read mode), or -1. */
@@ -155,6 +173,8 @@ final class WsClientHandshake implements Protocol {
                 .append("Sec-WebSocket-Key: ").append(key).append("\r\n")
                 .append("Sec-WebSocket-Version: 13\r\n");
         if (!subprotocols.isEmpty()) request.append("Sec-WebSocket-Protocol: ").append(String.join(", ", subprotocols)).append("\r\n");
+        String extensions = WsHandshake.extensionOffer(settings.options());
+        if (extensions != null) request.append("Sec-WebSocket-Extensions: ").append(extensions).append("\r\n");
         return request.append("\r\n").toString();
     }
 

@@ -11,6 +11,7 @@ import keel.http.router.RouteTable;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsEndpoint;
 import keel.http.ws.WsHandshake;
+import keel.http.ws.WsOptions;
 
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -40,6 +41,7 @@ final class Dispatcher implements AutoCloseable {
     private static final Log LOG = Log.of(Dispatcher.class);
     private final RouteTable routes;
     private final Execution defaultExecution;
+    private final WsOptions webSocketOptions;
     private final ServerObserver observer;
     private final boolean observing;
     private final ThreadPoolExecutor workers;
@@ -64,6 +66,7 @@ final class Dispatcher implements AutoCloseable {
     Dispatcher(ServerOptions options, RouteTable routes, ServerObserver observer) {
         this.routes = routes;
         this.defaultExecution = options.execution();
+        this.webSocketOptions = options.webSocket();
         this.observer = observer;
         this.observing = observer != ServerObserver.NONE;
         int threads = options.pools().workerThreads();
@@ -196,7 +199,7 @@ final class Dispatcher implements AutoCloseable {
     private void upgrade(Route route, WsEndpoint endpoint, Request request, Consumer<Response> refuse, Upgradable upgradable, long start) {
         WsHandshake.Outcome outcome;
         try {
-            outcome = WsHandshake.check(request, endpoint);
+            outcome = WsHandshake.check(request, endpoint, webSocketOptions);
         } catch (Throwable failure) {
             refuse.accept(Responses.forException(failure, request));
             return;
@@ -217,7 +220,8 @@ final class Dispatcher implements AutoCloseable {
                         LOG.warn("observer_failed", e, "event", "response");
                     }
                 }
-                var binding = new WsConnection.Binding(endpoint.listener(), request, accepted.subprotocol(), listenerExecutor(route), route);
+                var binding = new WsConnection.Binding(endpoint.listener(), request, accepted.subprotocol(), accepted.deflate(),
+                        listenerExecutor(route), route);
                 upgradable.upgrade(accepted, binding, limit == null ? () -> { } : limit::release);
             }
         }

@@ -239,6 +239,9 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.wsCloseTimeout = webSocket.closeTimeout();
         b.wsIdleTimeout = webSocket.idleTimeout();
         b.wsPingInterval = webSocket.pingInterval();
+        b.wsCompression = webSocket.compression();
+        b.wsContextTakeover = webSocket.contextTakeover();
+        b.wsCompressionLevel = webSocket.compressionLevel();
         b.tlsCertificate = tls.certificate();
         b.tlsPrivateKey = tls.privateKey();
         b.tlsKeystore = tls.keystore();
@@ -286,6 +289,9 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         private Duration wsCloseTimeout = WsOptions.defaults().closeTimeout();
         private Duration wsIdleTimeout = WsOptions.defaults().idleTimeout();
         private Duration wsPingInterval = WsOptions.defaults().pingInterval();
+        private boolean wsCompression = WsOptions.defaults().compression();
+        private boolean wsContextTakeover = WsOptions.defaults().contextTakeover();
+        private int wsCompressionLevel = WsOptions.defaults().compressionLevel();
         private Path tlsCertificate = null;
         private Path tlsPrivateKey = null;
         private Path tlsKeystore = null;
@@ -332,6 +338,9 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder wsCloseTimeout(Duration wsCloseTimeout) { this.wsCloseTimeout = wsCloseTimeout; return this; }
         public Builder wsIdleTimeout(Duration wsIdleTimeout) { this.wsIdleTimeout = wsIdleTimeout; return this; }
         public Builder wsPingInterval(Duration wsPingInterval) { this.wsPingInterval = wsPingInterval; return this; }
+        public Builder wsCompression(boolean wsCompression) { this.wsCompression = wsCompression; return this; }
+        public Builder wsContextTakeover(boolean wsContextTakeover) { this.wsContextTakeover = wsContextTakeover; return this; }
+        public Builder wsCompressionLevel(int wsCompressionLevel) { this.wsCompressionLevel = wsCompressionLevel; return this; }
         public Builder tlsCertificate(Path tlsCertificate) { this.tlsCertificate = tlsCertificate; return this; }
         public Builder tlsPrivateKey(Path tlsPrivateKey) { this.tlsPrivateKey = tlsPrivateKey; return this; }
         public Builder tlsKeystore(Path tlsKeystore) { this.tlsKeystore = tlsKeystore; return this; }
@@ -349,7 +358,8 @@ public record ServerOptions(String host, int port, Transport transport, Executio
                     new Pools(loops, loopTurnBudget, workerThreads, workerQueue, virtualThreadLimit, blockingThreads, blockingQueue),
                     new WaterMarks(highWaterMark, lowWaterMark),
                     new Guard(guardEnabled, lagProbeInterval, blockedThreshold, onBlocked),
-                    new WsOptions(wsMaxFrameSize, wsMaxMessageSize, wsMaxQueuedOutput, wsCloseTimeout, wsIdleTimeout, wsPingInterval),
+                    new WsOptions(wsMaxFrameSize, wsMaxMessageSize, wsMaxQueuedOutput, wsCloseTimeout, wsIdleTimeout, wsPingInterval,
+                            wsCompression, wsContextTakeover, wsCompressionLevel),
                     new Tls(tlsCertificate, tlsPrivateKey, tlsKeystore, tlsKeystorePassword, tlsProtocols, tlsHandshakeTimeout,
                             tlsClientAuth, tlsClientTrust),
                     warmup);

@@ -3,6 +3,7 @@ package keel.http.ws;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.zip.DataFormatException;
 
 /**
  * A resumable RFC 6455 frame decoder that reassembles messages. It does no I/O and never blocks:
@@ -21,6 +22,11 @@ import java.util.Arrays;
  * a start and a new message inside a fragmented one (1002); frame and message size (1009, before
  * any payload is buffered); UTF-8 of text messages across fragments and of close reasons (1007).
  * Control frames may arrive between the fragments of a message.
+ *
+ * <p>With permessage-deflate agreed ({@code inflater} given), RSV1 on the first frame of a data
+ * message marks it compressed (RFC 7692 §6.1; on a control or continuation frame it is a 1002). Such a
+ * message is buffered compressed, under the same limits, and inflated whole at its last frame, to at
+ * most {@code maxMessageSize} bytes (1009 past it, corrupt data 1002), then checked for UTF-8 (1007).
  */
 final class FrameDecoder {
     static final int CONTINUATION = 0x0;
@@ -35,10 +41,13 @@ final class FrameDecoder {
     private final boolean expectMasked;
     private final int maxFrameSize;
     private final int maxMessageSize;
+    /** Null unless permessage-deflate was agreed. */
+    private final MessageInflater inflater;
     private State state = State.FIRST_BYTE;
     private Decoded.Failed failure;
 
     private boolean fin;
+    private boolean compressedFrame;
     private int opcode;
     private boolean masked;
     private int lengthBytesLeft;
@@ -52,6 +61,7 @@ final class FrameDecoder {
 
     /** The fragmented (or single-frame) data message being assembled; 0 when none. */
     private int messageOpcode;
+    private boolean messageCompressed;
     private byte[] message;
     private int messageLength;
     private final Utf8Validator utf8 = new Utf8Validator();
@@ -62,9 +72,20 @@ final class FrameDecoder {
      * @param maxMessageSize largest message, all fragments together (1009 past it)
      */
     FrameDecoder(boolean expectMasked, int maxFrameSize, int maxMessageSize) {
+        this(expectMasked, maxFrameSize, maxMessageSize, null);
+    }
+
+    /** A decoder of compressed messages too, inflated by {@code inflater} (null: no extension agreed). */
+    FrameDecoder(boolean expectMasked, int maxFrameSize, int maxMessageSize, MessageInflater inflater) {
         this.expectMasked = expectMasked;
         this.maxFrameSize = maxFrameSize;
         this.maxMessageSize = maxMessageSize;
+        this.inflater = inflater;
+    }
+
+    /** Frees the decompressor; the connection has closed. */
+    void release() {
+        if (inflater != null) inflater.release();
     }
 
     /** True between frames with no fragmented message open. */
@@ -93,11 +114,16 @@ final class FrameDecoder {
     private Decoded firstByte(byte b) {
         fin = (b & 0x80) != 0;
         opcode = b & 0x0F;
-        if ((b & 0x70) != 0) return fail(WsClose.PROTOCOL_ERROR, "reserved bits set without a negotiated extension");
+        compressedFrame = (b & 0x40) != 0;
+        if ((b & 0x70) != 0 && inflater == null) return fail(WsClose.PROTOCOL_ERROR, "reserved bits set without a negotiated extension");
+        if ((b & 0x30) != 0) return fail(WsClose.PROTOCOL_ERROR, "reserved bits RSV2 or RSV3 set");
         boolean control = (opcode & 0x08) != 0;
         if (control) {
             if (opcode > PONG) return fail(WsClose.PROTOCOL_ERROR, "reserved control opcode " + opcode);
             if (!fin) return fail(WsClose.PROTOCOL_ERROR, "fragmented control frame");
+            if (compressedFrame) return fail(WsClose.PROTOCOL_ERROR, "RSV1 set on a control frame");
+        } else if (compressedFrame && opcode == CONTINUATION) {
+            return fail(WsClose.PROTOCOL_ERROR, "RSV1 set on a continuation frame");
         } else if (opcode > BINARY) {
             return fail(WsClose.PROTOCOL_ERROR, "reserved data opcode " + opcode);
         } else if (opcode == CONTINUATION && messageOpcode == 0) {
@@ -144,7 +170,10 @@ final class FrameDecoder {
             target = new byte[(int) length];
             targetStart = 0;
         } else {
-            if (opcode != CONTINUATION) messageOpcode = opcode;
+            if (opcode != CONTINUATION) {
+                messageOpcode = opcode;
+                messageCompressed = compressedFrame;
+            }
             ensureMessageCapacity(messageLength + (int) length);
             target = message;
             targetStart = messageLength;
@@ -202,22 +231,38 @@ final class FrameDecoder {
         int frameStart = messageLength;
         messageLength += (int) length;
         target = null;
-        if (messageOpcode == TEXT && !utf8.feed(message, frameStart, messageLength - frameStart)) {
+        if (messageOpcode == TEXT && !messageCompressed && !utf8.feed(message, frameStart, messageLength - frameStart)) {
             return fail(WsClose.INVALID_PAYLOAD, "text message is not UTF-8");
         }
         if (!fin) return null;
-        Decoded result;
-        if (messageOpcode == TEXT) {
-            if (!utf8.isComplete()) return fail(WsClose.INVALID_PAYLOAD, "text message ends inside a UTF-8 sequence");
-            result = new Decoded.Text(new String(message, 0, messageLength, StandardCharsets.UTF_8));
-        } else {
-            result = new Decoded.Binary(message.length == messageLength ? message : Arrays.copyOf(message, messageLength));
-        }
+        Decoded result = messageCompressed ? inflatedMessage() : wholeMessage(message, messageLength);
+        if (result instanceof Decoded.Failed) return result;
         messageOpcode = 0;
         message = null;
         messageLength = 0;
         utf8.reset();
         return result;
+    }
+
+    private Decoded wholeMessage(byte[] data, int dataLength) {
+        if (messageOpcode == BINARY) return new Decoded.Binary(data.length == dataLength ? data : Arrays.copyOf(data, dataLength));
+        if (!messageCompressed && !utf8.isComplete()) return fail(WsClose.INVALID_PAYLOAD, "text message ends inside a UTF-8 sequence");
+        return new Decoded.Text(new String(data, 0, dataLength, StandardCharsets.UTF_8));
+    }
+
+    /** RFC 7692 §7.2.2: the frames' payloads together, inflated within the message size bound, then UTF-8 checked. */
+    private Decoded inflatedMessage() {
+        byte[] inflated;
+        try {
+            inflated = inflater.inflate(message, messageLength);
+        } catch (DataFormatException e) {
+            return fail(WsClose.PROTOCOL_ERROR, "compressed message is not valid DEFLATE data");
+        }
+        if (inflated == null) return fail(WsClose.TOO_BIG, "message exceeds " + maxMessageSize + " bytes when inflated");
+        if (messageOpcode == TEXT && !Utf8Validator.isValid(inflated, 0, inflated.length)) {
+            return fail(WsClose.INVALID_PAYLOAD, "text message is not UTF-8");
+        }
+        return wholeMessage(inflated, inflated.length);
     }
 
     /** Grows the message buffer geometrically (many small fragments cost amortised linear copying). */

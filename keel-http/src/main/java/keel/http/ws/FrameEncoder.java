@@ -25,17 +25,17 @@ final class FrameEncoder {
 
     /** Queues one final frame (a whole message or a control frame). */
     static void write(WriteQueue out, int opcode, byte[] payload, RandomGenerator maskKeys) {
-        write(out, opcode, true, payload, maskKeys);
+        write(out, opcode, true, false, payload, maskKeys);
     }
 
     /**
-     * Queues one frame; {@code fin} false for every fragment of a message but the last. {@code maskKeys}
-     * is null on a server; on a client it supplies the masking key. The payload array must not change
-     * until it is written.
+     * Queues one frame; {@code fin} false for every fragment of a message but the last, {@code rsv1}
+     * on the first frame of a compressed message (RFC 7692 §6). {@code maskKeys} is null on a server;
+     * on a client it supplies the masking key. The payload array must not change until it is written.
      */
-    static void write(WriteQueue out, int opcode, boolean fin, byte[] payload, RandomGenerator maskKeys) {
+    static void write(WriteQueue out, int opcode, boolean fin, boolean rsv1, byte[] payload, RandomGenerator maskKeys) {
         int length = payload.length;
-        out.put((byte) ((fin ? 0x80 : 0) | opcode));
+        out.put((byte) ((fin ? 0x80 : 0) | (rsv1 ? 0x40 : 0) | opcode));
         int maskBit = maskKeys != null ? 0x80 : 0;
         if (length < 126) {
             out.put((byte) (maskBit | length));

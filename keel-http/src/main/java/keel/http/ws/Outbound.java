@@ -6,9 +6,10 @@ import java.util.ArrayDeque;
 import java.util.random.RandomGenerator;
 
 /**
- * The frames of one connection on their way out: encodes them into the channel's write queue and
- * completes each application send once its last byte has left, found by counting bytes (a send is
- * done when the channel's count of bytes written passes the end of its frame). Loop thread.
+ * The frames of one connection on their way out: encodes them into the channel's write queue
+ * (compressing data frames first when permessage-deflate was agreed) and completes each application
+ * send once its last byte has left, found by counting bytes (a send is done when the channel's count
+ * of bytes written passes the end of its frame). Loop thread.
  */
 final class Outbound {
     /** A send in the write queue: done once {@code endMark} bytes have been written. */
@@ -17,17 +18,21 @@ final class Outbound {
 
     private final WriteQueue out;
     private final RandomGenerator maskKeys;
+    /** Null unless permessage-deflate was agreed. */
+    private final MessageDeflater deflater;
     private final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
     /** Where the last frame queued ends, counted like the channel's bytes written. */
     private long encoded;
 
     /**
-     * {@code maskKeys} is null on a server. {@code writtenSoFar} is the channel's count of bytes
-     * written now; bytes already in {@code out} (a 101 answer) go first and complete no send.
+     * {@code maskKeys} is null on a server; {@code deflater} null without permessage-deflate.
+     * {@code writtenSoFar} is the channel's count of bytes written now; bytes already in {@code out}
+     * (a 101 answer) go first and complete no send.
      */
-    Outbound(WriteQueue out, long writtenSoFar, RandomGenerator maskKeys) {
+    Outbound(WriteQueue out, long writtenSoFar, RandomGenerator maskKeys, MessageDeflater deflater) {
         this.out = out;
         this.maskKeys = maskKeys;
+        this.deflater = deflater;
         this.encoded = writtenSoFar + out.pendingBytes();
     }
 
@@ -36,9 +41,14 @@ final class Outbound {
         return FrameEncoder.frameLength(payloadLength, maskKeys != null);
     }
 
+    /** Queues an application's frame (or Keel's answering Close); its send completes once it is written. */
     void write(Session.Outgoing outgoing) {
-        FrameEncoder.write(out, outgoing.opcode(), outgoing.fin(), outgoing.payload(), maskKeys);
-        encoded += outgoing.wireBytes();
+        int opcode = outgoing.opcode();
+        byte[] payload = outgoing.payload();
+        boolean compressed = deflater != null && deflater.compresses(opcode, outgoing.fin(), payload.length);
+        if (compressed) payload = deflater.compress(payload, outgoing.fin());
+        FrameEncoder.write(out, opcode, outgoing.fin(), compressed && opcode != FrameDecoder.CONTINUATION, payload, maskKeys);
+        encoded += frameLength(payload.length);
         inFlight.addLast(new InFlight(encoded, outgoing));
     }
 
@@ -55,6 +65,11 @@ final class Outbound {
             inFlight.pollFirst();
             session.written(head.outgoing());
         }
+    }
+
+    /** Frees the compressor; the connection has closed. */
+    void release() {
+        if (deflater != null) deflater.release();
     }
 
     /** Drops what was not written; the sends it held fail with {@code cause}. */

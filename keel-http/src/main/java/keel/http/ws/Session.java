@@ -25,6 +25,7 @@ final class Session implements WsSession {
     private final long id;
     private final Request request;
     private final String subprotocol;
+    private final String extensions;
     private final WsConnection connection;
     private final EventLoop loop;
     private final boolean masked;
@@ -45,11 +46,12 @@ final class Session implements WsSession {
     /** Completes when the close handshake ends; fails when the connection ends without one. */
     final CompletableFuture<Void> closed = new CompletableFuture<>();
 
-    Session(long id, Request request, String subprotocol, WsConnection connection, EventLoop loop, boolean masked,
-            long maxQueued, long highWaterMark, long lowWaterMark) {
+    Session(long id, Request request, String subprotocol, String extensions, WsConnection connection, EventLoop loop,
+            boolean masked, long maxQueued, long highWaterMark, long lowWaterMark) {
         this.id = id;
         this.request = request;
         this.subprotocol = subprotocol;
+        this.extensions = extensions;
         this.connection = connection;
         this.loop = loop;
         this.masked = masked;
@@ -75,6 +77,11 @@ final class Session implements WsSession {
     @Override
     public String subprotocol() {
         return subprotocol;
+    }
+
+    @Override
+    public String extensions() {
+        return extensions;
     }
 
     @Override

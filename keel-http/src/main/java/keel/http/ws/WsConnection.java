@@ -33,6 +33,10 @@ import java.util.random.RandomGenerator;
  * Every close Keel makes is lingering: flush (so no message queued before the Close is lost), then
  * the channel's lingering close, so the peer gets a FIN, never an RST. Reading pauses while the
  * channel's output is over the high water mark and while the listener's backlog is (see {@link Inbox}).
+ *
+ * <p>With permessage-deflate agreed, messages are compressed where they are encoded and inflated
+ * where they are decoded, both here on the loop whatever the listener's execution: the compressor
+ * and decompressor are the connection's, and it ends them when the channel has closed.
  */
 public final class WsConnection implements Protocol {
     private static final Log LOG = Log.of(WsConnection.class);
@@ -46,8 +50,12 @@ public final class WsConnection implements Protocol {
         }
     }
 
-    /** What the handshake produced: the listener, where it runs, and what the session reports. */
-    public record Binding(WsListener listener, Request request, String subprotocol, Executor executor, Object activity) {
+    /**
+     * What the handshake produced: the listener, where it runs ({@code executor} null: on the loop),
+     * what the session reports, and the permessage-deflate agreement ({@code deflate} null: none).
+     */
+    public record Binding(WsListener listener, Request request, String subprotocol, PerMessageDeflate deflate,
+                          Executor executor, Object activity) {
     }
 
     private enum State { OPEN, CLOSE_SENT, CLOSE_RECEIVED, CLOSING, LINGERING, CLOSED }
@@ -92,7 +100,10 @@ public final class WsConnection implements Protocol {
         this.observer = settings.observer();
         this.observing = observer != WsObserver.NONE;
         WsOptions options = settings.options();
-        this.decoder = new FrameDecoder(maskKeys == null, options.maxFrameSize(), options.maxMessageSize());
+        PerMessageDeflate deflate = binding.deflate();
+        MessageInflater inflater = deflate == null ? null
+                : new MessageInflater(options.maxMessageSize(), deflate.resetsCompressor(maskKeys != null));
+        this.decoder = new FrameDecoder(maskKeys == null, options.maxFrameSize(), options.maxMessageSize(), inflater);
     }
 
     /**
@@ -113,9 +124,12 @@ public final class WsConnection implements Protocol {
         this.channel = attached;
         this.loop = attached.loop();
         WsOptions options = settings.options();
-        this.output = new Outbound(attached.out(), attached.bytesWritten(), maskKeys);
-        this.session = new Session(id, binding.request(), binding.subprotocol(), this, loop, maskKeys != null,
-                options.maxQueuedOutput(), settings.highWaterMark(), settings.lowWaterMark());
+        PerMessageDeflate deflate = binding.deflate();
+        MessageDeflater deflater = deflate == null ? null
+                : new MessageDeflater(options.compressionLevel(), deflate.resetsCompressor(maskKeys == null));
+        this.output = new Outbound(attached.out(), attached.bytesWritten(), maskKeys, deflater);
+        this.session = new Session(id, binding.request(), binding.subprotocol(), deflate == null ? "" : deflate.header(), this, loop,
+                maskKeys != null, options.maxQueuedOutput(), settings.highWaterMark(), settings.lowWaterMark());
         this.inbox = new Inbox(loop, binding.executor(), binding.activity(), settings.highWaterMark(), settings.lowWaterMark(),
                 () -> onLoop(this::resumeReading),
                 () -> onLoop(() -> fail(WsClose.TRY_AGAIN_LATER, "server busy: no thread for this session's callbacks")));
@@ -177,6 +191,8 @@ public final class WsConnection implements Protocol {
         cancelTimers();
         WsClosedException closed = new WsClosedException(WsClose.ABNORMAL, "connection closed");
         output.clear(session, closed);
+        output.release();
+        decoder.release();
         session.stopSends();
         session.failOutbox(closed);
         endWithoutHandshake("the connection closed without a close handshake");

@@ -11,22 +11,26 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.random.RandomGenerator;
+import java.util.zip.DataFormatException;
 
 /**
- * The opening handshake of RFC 6455 §4: checks an upgrade request against a {@link WsEndpoint} and
- * writes the {@code 101 Switching Protocols} answer. Pure: no I/O, no state.
+ * The opening handshake of RFC 6455 §4: checks an upgrade request against a {@link WsEndpoint},
+ * agrees on permessage-deflate (RFC 7692, see {@link PerMessageDeflate}) and writes the
+ * {@code 101 Switching Protocols} answer; and the client's side of the extension negotiation.
+ * Pure: no I/O, no state.
  */
 public final class WsHandshake {
     /** RFC 6455 §1.3: appended to the client's key before hashing. */
     private static final String GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
     static final String VERSION = "13";
+    private static final String EXTENSIONS = "Sec-WebSocket-Extensions";
 
     /** The handshake's outcome. */
     public sealed interface Outcome {
     }
 
-    /** Upgrade: answer 101 with this accept key (and subprotocol, or null). */
-    public record Accepted(String acceptKey, String subprotocol) implements Outcome {
+    /** Upgrade: answer 101 with this accept key, subprotocol (or null) and permessage-deflate agreement (or null). */
+    public record Accepted(String acceptKey, String subprotocol, PerMessageDeflate deflate) implements Outcome {
     }
 
     /** Answer this instead (400, 403 or 426 with a reason). */
@@ -36,8 +40,12 @@ public final class WsHandshake {
     private WsHandshake() {
     }
 
-    /** Checks {@code request}; the endpoint's origin and subprotocol hooks run here. */
-    public static Outcome check(Request request, WsEndpoint endpoint) {
+    /**
+     * Checks {@code request}; the endpoint's origin and subprotocol hooks run here. With
+     * {@code options.compression()} the first acceptable permessage-deflate offer is agreed; a
+     * malformed {@code Sec-WebSocket-Extensions} field gets 400.
+     */
+    public static Outcome check(Request request, WsEndpoint endpoint, WsOptions options) {
         if (!hasToken(request, "Upgrade", "websocket")) {
             return new Refused(upgradeRequired("this resource speaks WebSocket only: send an upgrade request (Upgrade: websocket)"));
         }
@@ -50,9 +58,32 @@ public final class WsHandshake {
         }
         String key = request.header("Sec-WebSocket-Key");
         if (!isValidKey(key)) return refuse(400, "Sec-WebSocket-Key must be 16 bytes in base64");
+        PerMessageDeflate deflate = null;
+        if (options.compression()) {
+            try {
+                deflate = PerMessageDeflate.negotiate(ExtensionHeader.parse(request.headers().all(EXTENSIONS)), options.contextTakeover());
+            } catch (IllegalArgumentException e) {
+                return refuse(400, "malformed " + EXTENSIONS + ": " + e.getMessage());
+            }
+        }
         if (!endpoint.originAllowed(request.header("Origin"))) return refuse(403, "origin not allowed");
         String subprotocol = endpoint.selectSubprotocol(tokens(request, "Sec-WebSocket-Protocol"));
-        return new Accepted(acceptKey(key.trim()), subprotocol);
+        return new Accepted(acceptKey(key.trim()), subprotocol, deflate);
+    }
+
+    /** The {@code Sec-WebSocket-Extensions} value a client with {@code options} offers, or null for none. */
+    public static String extensionOffer(WsOptions options) {
+        return options.compression() ? PerMessageDeflate.offer(options.contextTakeover()) : null;
+    }
+
+    /**
+     * A client's check of the server's {@code Sec-WebSocket-Extensions} values (every field of that
+     * name) against what {@link #extensionOffer} offered: the agreement, or null for none.
+     *
+     * @throws IllegalArgumentException when the answer is malformed or agrees to what was not offered
+     */
+    public static PerMessageDeflate acceptedExtensions(List<String> fieldValues, WsOptions options) {
+        return PerMessageDeflate.accept(ExtensionHeader.parse(fieldValues), options.compression(), options.contextTakeover());
     }
 
     /** Queues the 101 answer. */
@@ -63,15 +94,31 @@ public final class WsHandshake {
             out.putAscii("\r\nSec-WebSocket-Protocol: ");
             out.putAscii(accepted.subprotocol());
         }
+        if (accepted.deflate() != null) {
+            out.putAscii("\r\n" + EXTENSIONS + ": ");
+            out.putAscii(accepted.deflate().header());
+        }
         out.putAscii("\r\n\r\n");
     }
 
     /**
      * Does the one-time work of the first handshake now (loading the SHA-1 provider took over 100 ms
-     * on a cold JVM), so it does not stall an event loop on the first upgrade.
+     * on a cold JVM) and of the first compressed message (the zip classes), so it does not stall an
+     * event loop on the first upgrade.
      */
     public static void prepare() {
         acceptKey("dGhlIHNhbXBsZSBub25jZQ==");
+        MessageDeflater deflater = new MessageDeflater(WsOptions.defaults().compressionLevel(), false);
+        MessageInflater inflater = new MessageInflater(1024, false);
+        try {
+            byte[] compressed = deflater.compress(new byte[MessageDeflater.MIN_SIZE], true);
+            inflater.inflate(compressed, compressed.length);
+        } catch (DataFormatException e) {
+            throw new IllegalStateException("permessage-deflate round trip failed", e);
+        } finally {
+            deflater.release();
+            inflater.release();
+        }
     }
 
     /** RFC 6455 §4.2.2: base64 of the SHA-1 of the key and the GUID. */

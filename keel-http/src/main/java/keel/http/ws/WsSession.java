@@ -10,7 +10,7 @@ import java.util.concurrent.CompletionStage;
  * event loop.
  *
  * <p>Flow control: {@link #queuedBytes()} counts the bytes accepted by {@code send} and not yet
- * written to the socket. From the high water mark ({@code write.high-water-mark}) the session is not
+ * written to the socket (as frames before any compression). From the high water mark ({@code write.high-water-mark}) the session is not
  * {@link #isWritable() writable} (and stops reading); it is again under the low water mark. Once
  * {@code websocket.max-queued-output} bytes are queued, a send is refused: its stage fails with
  * {@link WsOverflowException} and nothing of it is sent; the session stays open. A message that
@@ -28,6 +28,13 @@ public interface WsSession {
 
     /** The subprotocol agreed in the handshake, or null. */
     String subprotocol();
+
+    /**
+     * The extensions agreed in the handshake, as a {@code Sec-WebSocket-Extensions} value
+     * ({@code "permessage-deflate"}, maybe with parameters), or "" for none. With permessage-deflate,
+     * messages of 64 bytes or more (and every message sent in fragments) go compressed.
+     */
+    String extensions();
 
     /**
      * Sends a text message. The stage completes when its last byte is written to the socket, or

@@ -2,6 +2,10 @@ package keel.http.ws;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.zip.DataFormatException;
+import java.util.zip.Deflater;
+import java.util.zip.Inflater;
 
 /** Builds raw frames for tests, including ones a correct encoder would never produce. */
 final class Frames {
@@ -53,6 +57,35 @@ final class Frames {
 
     byte[] build() {
         return bytes.toByteArray();
+    }
+
+    /** {@code data} compressed by the JDK's own deflater as one permessage-deflate message (RFC 7692 §7.2.1). */
+    static byte[] deflate(byte[] data) {
+        Deflater deflater = new Deflater(Deflater.BEST_SPEED, true);
+        deflater.setInput(data);
+        byte[] out = new byte[data.length + 1024];
+        int n = deflater.deflate(out, 0, out.length, Deflater.SYNC_FLUSH);
+        deflater.end();
+        return Arrays.copyOf(out, n - 4);
+    }
+
+    /** A permessage-deflate payload inflated on its own (no context taken over), the tail put back. */
+    static byte[] inflate(byte[] payload) {
+        Inflater inflater = new Inflater(true);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        byte[] chunk = new byte[8192];
+        try {
+            for (byte[] input : new byte[][]{payload, {0, 0, (byte) 0xFF, (byte) 0xFF}}) {
+                inflater.setInput(input);
+                int n;
+                while ((n = inflater.inflate(chunk)) > 0) out.write(chunk, 0, n);
+            }
+        } catch (DataFormatException e) {
+            throw new AssertionError("not DEFLATE data", e);
+        } finally {
+            inflater.end();
+        }
+        return out.toByteArray();
     }
 
     static byte[] close(int code, byte[] reason) {

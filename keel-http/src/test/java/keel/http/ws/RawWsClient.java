@@ -14,8 +14,8 @@ import java.nio.charset.StandardCharsets;
  * {@link Frames}), reads server frames one at a time, and tells a clean close (FIN) from a reset.
  */
 final class RawWsClient implements AutoCloseable {
-    /** One frame from the server. */
-    record Frame(boolean fin, int opcode, byte[] payload) {
+    /** One frame from the server; {@code rsv1} marks the first frame of a compressed message. */
+    record Frame(boolean fin, boolean rsv1, int opcode, byte[] payload) {
         String text() {
             return new String(payload, StandardCharsets.UTF_8);
         }
@@ -126,7 +126,7 @@ final class RawWsClient implements AutoCloseable {
             else if (length == 127) length = in.readLong();
             byte[] payload = new byte[(int) length];
             in.readFully(payload);
-            return new Frame((first & 0x80) != 0, first & 0x0F, payload);
+            return new Frame((first & 0x80) != 0, (first & 0x40) != 0, first & 0x0F, payload);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
