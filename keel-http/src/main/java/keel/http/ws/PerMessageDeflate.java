@@ -56,12 +56,18 @@ public record PerMessageDeflate(boolean serverNoContextTakeover, boolean clientN
      * none is (the handshake then goes on without the extension). With {@code contextTakeover} false
      * both sides are told to reset after each message (§7.1.1: a server may answer so unasked).
      *
-     * @throws IllegalArgumentException when an offer is malformed: an unknown, repeated or invalid parameter
+     * An offer with an unknown, repeated or invalid parameter is declined like one Keel cannot serve
+     * (§7.1: the server MUST decline it), and the next one is considered.
      */
     static PerMessageDeflate negotiate(List<ExtensionHeader.Extension> offered, boolean contextTakeover) {
-        List<Map<String, String>> offers = offered.stream().filter(e -> e.name().equalsIgnoreCase(NAME))
-                .map(e -> parameters(e, false)).toList(); // every offer is checked, not only up to the one taken
-        for (Map<String, String> offer : offers) {
+        for (ExtensionHeader.Extension extension : offered) {
+            if (!extension.name().equalsIgnoreCase(NAME)) continue;
+            Map<String, String> offer;
+            try {
+                offer = parameters(extension, false);
+            } catch (IllegalArgumentException malformed) {
+                continue; // declined
+            }
             String serverBits = offer.get(SERVER_MAX_WINDOW_BITS);
             if (serverBits != null && Integer.parseInt(serverBits) < JDK_WINDOW_BITS) continue; // §7.1.2.1: decline
             String clientBits = offer.get(CLIENT_MAX_WINDOW_BITS); // a hint, or just "supported": never limited by Keel

@@ -42,8 +42,8 @@ public final class WsHandshake {
 
     /**
      * Checks {@code request}; the endpoint's origin and subprotocol hooks run here. With
-     * {@code options.compression()} the first acceptable permessage-deflate offer is agreed; a
-     * malformed {@code Sec-WebSocket-Extensions} field gets 400.
+     * {@code options.compression()} the first acceptable permessage-deflate offer is agreed (a malformed
+     * offer is declined); a {@code Sec-WebSocket-Extensions} field that does not parse gets 400.
      */
     public static Outcome check(Request request, WsEndpoint endpoint, WsOptions options) {
         if (!hasToken(request, "Upgrade", "websocket")) {
