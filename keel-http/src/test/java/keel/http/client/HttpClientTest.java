@@ -107,7 +107,8 @@ class HttpClientTest {
     @Test
     void headResponseHasNoBody() throws Exception {
         try (TestServer server = TestServer.start(routes())) {
-            Response response = client.send(ClientRequest.of("HEAD", server.uri("/large").toString()));
+            // identity: the client asks for gzip by default, and the HEAD answer then announces the compressed length
+            Response response = client.send(ClientRequest.of("HEAD", server.uri("/large").toString()).header("Accept-Encoding", "identity"));
             assertThat(response.status()).isEqualTo(200);
             assertThat(response.headers().get("Content-Length")).isEqualTo(String.valueOf(LARGE.length));
             assertThat(response.body()).isEmpty();
