@@ -13,7 +13,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
@@ -32,18 +31,25 @@ class HttpClientGzipTest {
     private static final int ITEMS = 40;
     private static final int ITEM_SIZE = 5_000;
 
+    private TestServer server;
     private HttpClient client;
 
     @AfterEach
     void close() {
         if (client != null) client.close();
+        if (server != null) server.close();
     }
 
-    private HttpClient client(Wire wire, long maxResponseBodySize) {
+    /** A server on {@code wire} and a client that reaches it. */
+    private void start(Wire wire, long maxResponseBodySize) {
+        server = TestServer.start(wire, routes());
         ClientOptions.Builder options = ClientOptions.builder().loops(1).maxResponseBodySize(maxResponseBodySize);
         if (wire.isTls()) options.tlsTrust(TestCertificates.caPem());
         client = HttpClient.create(options.build());
-        return client;
+    }
+
+    private ClientRequest get(String path) {
+        return ClientRequest.get(server.uri(path).toString());
     }
 
     private static Router routes() {
@@ -86,121 +92,85 @@ class HttpClientGzipTest {
     @ParameterizedTest
     @EnumSource(Wire.class)
     void asksForGzipAndDecodesAWholeBody(Wire wire) throws Exception {
-        try (TestServer server = TestServer.start(wire, routes())) {
-            HttpClient client = client(wire, 10 << 20);
+        start(wire, 10 << 20);
 
-            Response asked = client.send(ClientRequest.get(server.uri("/accept-encoding").toString()));
-            Response response = client.send(ClientRequest.get(server.uri("/text").toString()));
+        Response asked = client.send(get("/accept-encoding"));
+        Response response = client.send(get("/text"));
 
-            assertThat(new String(asked.body(), StandardCharsets.UTF_8)).isEqualTo("gzip");
-            assertThat(response.body()).isEqualTo(TEXT);
-            assertThat(response.headers().get("Vary")).as("it went gzip-encoded").isEqualTo("Accept-Encoding");
-            assertThat(response.headers().contains("Content-Encoding")).as("the caller sees the decoded body").isFalse();
-            assertThat(response.headers().contains("Content-Length")).isFalse();
-        }
+        assertThat(new String(asked.body(), StandardCharsets.UTF_8)).isEqualTo("gzip");
+        assertThat(response.body()).isEqualTo(TEXT);
+        assertThat(response.headers().get("Vary")).as("it went gzip-encoded").isEqualTo("Accept-Encoding");
+        assertThat(response.headers().contains("Content-Encoding")).as("the caller sees the decoded body").isFalse();
+        assertThat(response.headers().contains("Content-Length")).isFalse();
     }
 
     @ParameterizedTest
     @EnumSource(Wire.class)
     void decodesAStreamedBodyInBoundedPieces(Wire wire) throws Exception {
-        try (TestServer server = TestServer.start(wire, routes())) {
-            HttpClient client = client(wire, 10 << 20);
-            ByteArrayOutputStream expected = new ByteArrayOutputStream();
-            for (int i = 0; i < ITEMS; i++) expected.writeBytes(item(i));
+        start(wire, 10 << 20);
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        for (int i = 0; i < ITEMS; i++) expected.writeBytes(item(i));
 
-            Response response = client.streamAsync(ClientRequest.get(server.uri("/stream").toString())).toCompletableFuture()
-                    .get(10, TimeUnit.SECONDS);
-            ByteArrayOutputStream received = new ByteArrayOutputStream();
-            AtomicInteger largest = new AtomicInteger();
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            response.stream().subscribe(new Flow.Subscriber<>() {
-                Flow.Subscription subscription;
+        Response response = client.streamAsync(get("/stream")).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        AtomicInteger largest = new AtomicInteger();
+        OneAtATime reader = new OneAtATime(() -> { }, item -> largest.accumulateAndGet(item.length, Math::max));
+        response.stream().subscribe(reader);
+        byte[] received = reader.body.get(10, TimeUnit.SECONDS);
 
-                public void onSubscribe(Flow.Subscription s) {
-                    subscription = s;
-                    s.request(1);
-                }
-
-                public void onNext(byte[] item) {
-                    received.writeBytes(item);
-                    largest.accumulateAndGet(item.length, Math::max);
-                    subscription.request(1);
-                }
-
-                public void onError(Throwable failure) {
-                    done.completeExceptionally(failure);
-                }
-
-                public void onComplete() {
-                    done.complete(null);
-                }
-            });
-            done.get(10, TimeUnit.SECONDS);
-
-            assertThat(response.headers().contains("Content-Encoding")).isFalse();
-            assertThat(received.toByteArray()).isEqualTo(expected.toByteArray());
-            assertThat(largest.get()).isLessThanOrEqualTo(16 * 1024);
-        }
+        assertThat(response.headers().contains("Content-Encoding")).isFalse();
+        assertThat(received).isEqualTo(expected.toByteArray());
+        assertThat(largest.get()).isLessThanOrEqualTo(16 * 1024);
     }
 
     @ParameterizedTest
     @EnumSource(Wire.class)
     void failsPastTheLimitOnTheDecodedSize(Wire wire) throws Exception {
-        try (TestServer server = TestServer.start(wire, routes())) {
-            HttpClient client = client(wire, 64 * 1024);
+        start(wire, 64 * 1024);
 
-            // 200 000 bytes of text arrive as about 10 KiB: under the limit on the wire, over it decoded.
-            assertThatThrownBy(() -> client.send(ClientRequest.get(server.uri("/text").toString())))
-                    .isInstanceOf(HttpClientException.class).hasMessageContaining("decoded");
-            assertThatThrownBy(() -> client.send(ClientRequest.get(server.uri("/bomb").toString())))
-                    .isInstanceOf(HttpClientException.class).hasMessageContaining("larger than 65536 bytes");
-            assertThat(new String(client.send(ClientRequest.get(server.uri("/accept-encoding").toString())).body(),
-                    StandardCharsets.UTF_8)).as("the client is still usable").isEqualTo("gzip");
-        }
+        // 200 000 bytes of text arrive as about 10 KiB: under the limit on the wire, over it decoded.
+        assertThatThrownBy(() -> client.send(get("/text"))).isInstanceOf(HttpClientException.class).hasMessageContaining("decoded");
+        assertThatThrownBy(() -> client.send(get("/bomb"))).isInstanceOf(HttpClientException.class)
+                .hasMessageContaining("larger than 65536 bytes");
+        assertThat(new String(client.send(get("/accept-encoding")).body(), StandardCharsets.UTF_8)).as("the client is still usable")
+                .isEqualTo("gzip");
     }
 
     @ParameterizedTest
     @EnumSource(Wire.class)
     void passesOtherCodingsAndBodiesItDidNotAskForThrough(Wire wire) throws Exception {
-        try (TestServer server = TestServer.start(wire, routes())) {
-            HttpClient client = client(wire, 10 << 20);
+        start(wire, 10 << 20);
 
-            Response brotli = client.send(ClientRequest.get(server.uri("/brotli").toString()));
-            Response ownAccept = client.send(ClientRequest.get(server.uri("/text").toString()).header("Accept-Encoding", "gzip"));
-            Response identity = client.send(ClientRequest.get(server.uri("/text").toString()).header("Accept-Encoding", "identity"));
+        Response brotli = client.send(get("/brotli"));
+        Response ownAccept = client.send(get("/text").header("Accept-Encoding", "gzip"));
+        Response identity = client.send(get("/text").header("Accept-Encoding", "identity"));
 
-            assertThat(brotli.headers().get("Content-Encoding")).isEqualTo("br");
-            assertThat(brotli.body()).isEqualTo(TEXT);
-            assertThat(ownAccept.headers().get("Content-Encoding")).as("asked by the caller: the caller decodes").isEqualTo("gzip");
-            assertThat(ZipBomb.gunzip(ownAccept.body())).isEqualTo(TEXT);
-            assertThat(identity.headers().contains("Content-Encoding")).isFalse();
-            assertThat(identity.body()).isEqualTo(TEXT);
-        }
+        assertThat(brotli.headers().get("Content-Encoding")).isEqualTo("br");
+        assertThat(brotli.body()).isEqualTo(TEXT);
+        assertThat(ownAccept.headers().get("Content-Encoding")).as("asked by the caller: the caller decodes").isEqualTo("gzip");
+        assertThat(ZipBomb.gunzip(ownAccept.body())).isEqualTo(TEXT);
+        assertThat(identity.headers().contains("Content-Encoding")).isFalse();
+        assertThat(identity.body()).isEqualTo(TEXT);
     }
 
     @ParameterizedTest
     @EnumSource(Wire.class)
     void aHeadAnswerKeepsTheFieldsOfTheGzipBodyItAnnounces(Wire wire) throws Exception {
-        try (TestServer server = TestServer.start(wire, routes())) {
-            HttpClient client = client(wire, 10 << 20);
+        start(wire, 10 << 20);
 
-            Response head = client.send(ClientRequest.of("HEAD", server.uri("/text").toString()));
+        Response head = client.send(ClientRequest.of("HEAD", server.uri("/text").toString()));
 
-            assertThat(head.body()).isEmpty();
-            assertThat(head.headers().get("Content-Encoding")).as("nothing was decoded").isEqualTo("gzip");
-            assertThat(Long.parseLong(head.headers().get("Content-Length"))).isLessThan(TEXT.length / 5);
-            assertThat(client.send(ClientRequest.get(server.uri("/text").toString())).body()).as("still in step").isEqualTo(TEXT);
-        }
+        assertThat(head.body()).isEmpty();
+        assertThat(head.headers().get("Content-Encoding")).as("nothing was decoded").isEqualTo("gzip");
+        assertThat(Long.parseLong(head.headers().get("Content-Length"))).isLessThan(TEXT.length / 5);
+        assertThat(client.send(get("/text")).body()).as("still in step").isEqualTo(TEXT);
     }
 
     @ParameterizedTest
     @EnumSource(Wire.class)
     void anInvalidGzipBodyFailsTheCall(Wire wire) {
-        try (TestServer server = TestServer.start(wire, routes())) {
-            HttpClient client = client(wire, 10 << 20);
+        start(wire, 10 << 20);
 
-            assertThatThrownBy(() -> client.sendAsync(ClientRequest.get(server.uri("/broken").toString())).toCompletableFuture()
-                    .get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class).hasMessageContaining("invalid gzip");
-        }
+        assertThatThrownBy(() -> client.sendAsync(get("/broken")).toCompletableFuture()
+                .get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class).hasMessageContaining("invalid gzip");
     }
 }

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.net.http.HttpRequest;
@@ -30,7 +29,6 @@ import java.util.zip.GZIPInputStream;
 
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * gzip through real sockets, on every wire: responses compressed for clients that ask (the JDK client,
@@ -108,20 +106,11 @@ class GzipTest {
         try (TestServer server = start(wire)) {
             Path body = dir.resolve("body");
             Path head = dir.resolve("head");
-            List<String> command = new ArrayList<>(List.of("curl", "-sS", "--max-time", "10", "--compressed", "-o", body.toString(),
-                    "-D", head.toString()));
-            if (wire.isTls()) command.addAll(List.of("--cacert", TestCertificates.caPem().toString()));
-            command.add(server.uri("/text").toString());
-            Process curl;
-            try {
-                curl = new ProcessBuilder(command).redirectErrorStream(true).start();
-            } catch (IOException notInstalled) {
-                assumeTrue(false, "curl is not installed");
-                return;
-            }
-            String output = new String(curl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(curl.waitFor(15, TimeUnit.SECONDS)).isTrue();
-            assertThat(curl.exitValue()).as(output).isZero();
+            List<String> arguments = new ArrayList<>(List.of("--compressed", "-o", body.toString(), "-D", head.toString()));
+            if (wire.isTls()) arguments.addAll(List.of("--cacert", TestCertificates.caPem().toString()));
+            arguments.add(server.uri("/text").toString());
+            Curl.Result curl = Curl.run(arguments);
+            assertThat(curl.exitCode()).as(curl.output()).isZero();
             assertThat(Files.readString(head, ISO_8859_1).toLowerCase(java.util.Locale.ROOT)).contains("content-encoding: gzip\r\n");
             assertThat(Files.readAllBytes(body)).isEqualTo(TEXT);
         }
