@@ -59,8 +59,9 @@ public final class GzipDecoder implements AutoCloseable {
     private int inEnd;
 
     /**
-     * Decodes a whole gzip body into at most {@code maxSize} bytes. The output grows as it fills, so
-     * memory follows the decoded size, never past {@code maxSize}.
+     * Decodes a whole gzip body into at most {@code maxSize} bytes. The output starts at the size the
+     * trailer announces and grows as it fills, never past {@code maxSize}: memory follows the decoded
+     * size, whatever the body claims.
      *
      * @throws TooLargeException past {@code maxSize}
      * @throws ZipException      for input that is not gzip, is cut short, or fails its checks
@@ -68,7 +69,7 @@ public final class GzipDecoder implements AutoCloseable {
     public static byte[] decode(byte[] gzip, int maxSize) throws IOException {
         try (GzipDecoder decoder = new GzipDecoder()) {
             decoder.feed(gzip, 0, gzip.length);
-            byte[] out = new byte[(int) Math.min(maxSize, Math.max(1024, gzip.length * 4L))];
+            byte[] out = new byte[initialCapacity(gzip, maxSize)];
             int size = 0;
             while (true) {
                 if (size == out.length) {
@@ -76,7 +77,7 @@ public final class GzipDecoder implements AutoCloseable {
                         if (decoder.read(new byte[1], 0, 1) > 0) throw new TooLargeException(maxSize);
                         break;
                     }
-                    out = Arrays.copyOf(out, (int) Math.min(maxSize, out.length * 2L));
+                    out = Arrays.copyOf(out, (int) Math.min(maxSize, Math.max(1024, out.length * 2L)));
                 }
                 int n = decoder.read(out, size, out.length - size);
                 if (n == 0) break;
@@ -85,6 +86,19 @@ public final class GzipDecoder implements AutoCloseable {
             if (!decoder.isComplete()) throw new ZipException("gzip data cut short");
             return size == out.length ? out : Arrays.copyOf(out, size);
         }
+    }
+
+    /**
+     * A first guess at the decoded size: the last member's ISIZE (its size modulo 2^32), which an
+     * honest body states exactly, so it decodes without growing or trimming. The guess is only that:
+     * never more than the limit, nor than deflate can expand these bytes to (1032 to 1), so a body
+     * that lies costs no more than one that tells the truth.
+     */
+    private static int initialCapacity(byte[] gzip, int maxSize) {
+        long stated = gzip.length >= 18 ? (gzip[gzip.length - 4] & 0xffL) | (gzip[gzip.length - 3] & 0xffL) << 8
+                | (gzip[gzip.length - 2] & 0xffL) << 16 | (gzip[gzip.length - 1] & 0xffL) << 24 : 0;
+        long guess = stated > 0 ? stated : Math.max(1024, gzip.length * 4L);
+        return (int) Math.min(Math.min(maxSize, guess), gzip.length * 1032L);
     }
 
     /** True when everything fed has been used: {@link #feed} may be called. */

@@ -158,6 +158,19 @@ class GzipCodecTest {
     }
 
     @Test
+    void aBodyThatLiesAboutItsSizeStillDecodes() throws IOException {
+        byte[] gzip = ZipBomb.gzip(TEXT);
+        byte[] understated = gzip.clone();
+        understated[gzip.length - 4] = 1; // ISIZE says 1 byte (and the check then fails: it is a lie)
+        understated[gzip.length - 3] = 0;
+        understated[gzip.length - 2] = 0;
+        understated[gzip.length - 1] = 0;
+
+        assertThatThrownBy(() -> GzipDecoder.decode(understated, 1 << 20)).isInstanceOf(ZipException.class).hasMessageContaining("size");
+        assertThat(GzipDecoder.decode(gzip, 1 << 20)).isEqualTo(TEXT);
+    }
+
+    @Test
     void theTestBombIsValidGzip() {
         byte[] bomb = ZipBomb.zeros(3);
 
@@ -166,8 +179,8 @@ class GzipCodecTest {
     }
 
     /**
-     * 200 MiB of zeros against a 1 MiB limit: decoding stops at the limit, and the thread allocates a
-     * small multiple of the limit (the growing output), never the 200 MiB.
+     * 200 MiB of zeros against a 1 MiB limit: decoding stops at the limit, and the thread allocates
+     * about the limit (the output), never the 200 MiB.
      */
     @Test
     void aZipBombStopsAtTheLimitWithoutAllocatingWhatItInflatesTo() {
@@ -179,7 +192,7 @@ class GzipCodecTest {
 
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;
         assertThat(bomb.length).isLessThan(256 * 1024);
-        assertThat(allocated).as("bytes allocated while decoding").isLessThan(3L << 20);
+        assertThat(allocated).as("bytes allocated while decoding").isLessThan(2L << 20);
     }
 
     private static byte[] readAll(GzipDecoder decoder) throws ZipException {
