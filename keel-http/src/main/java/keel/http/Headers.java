@@ -15,8 +15,12 @@ public final class Headers {
     /** Names at even indexes, values at odd ones. */
     private final String[] fields;
     private final int size;
-    /** The fields as "Name: value\r\n" lines, encoded on first use by {@link #wireBytes}. */
-    private byte[] wire;
+    /**
+     * The fields as "Name: value\r\n" lines, encoded on first use by {@link #wireBytes}. Volatile: a
+     * response's headers are often encoded on one loop and reused on others, and a plain field would
+     * let another thread see the array before its bytes (allowed on weak memory models such as ARM).
+     */
+    private volatile byte[] wire;
 
     private Headers(String[] fields, int size) {
         this.fields = fields;
@@ -80,7 +84,7 @@ public final class Headers {
                 lines.append(name(i)).append(": ").append(value(i)).append("\r\n");
             }
             bytes = lines.toString().getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
-            wire = bytes; // a benign race: every thread computes the same bytes
+            wire = bytes; // two threads may both encode: they produce the same bytes
         }
         return bytes;
     }

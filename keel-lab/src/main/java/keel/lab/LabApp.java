@@ -3,7 +3,9 @@ package keel.lab;
 import keel.amqp.AmqpOptions;
 import keel.amqp.HealthRoute;
 import keel.amqp.gateway.Gateway;
+import keel.amqp.gateway.GatewayMetrics;
 import keel.amqp.ingest.Ingest;
+import keel.amqp.ingest.IngestMetrics;
 import keel.http.client.ClientOptions;
 import keel.http.client.HttpClient;
 import keel.http.router.Router;
@@ -24,6 +26,8 @@ import java.util.function.Supplier;
  * The lab app, running: the server with every lab route, and the HTTP client its scenarios call the
  * upstream with. Calls made on the server's event loops run on them; calls from other threads use
  * the client's one loop. Everything is ready before the port opens: a first request pays for nothing.
+ * The server, the client, the WebSocket routes, the gateway and the ingest pipeline all report to
+ * the one registry that {@code GET /metrics} serves.
  */
 public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream, List<AutoCloseable> services)
         implements AutoCloseable {
@@ -39,8 +43,9 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
      * server still starts, and those routes answer 503 saying why.
      */
     public static LabApp start(ServerOptions options, LabSettings lab, AmqpOptions amqp) throws IOException, InterruptedException {
+        KeelMetrics metrics = new KeelMetrics();
         // Calls made on a server loop run on that loop; the client's own loop serves calls from other threads.
-        HttpClient client = HttpClient.create(ClientOptions.builder().loops(1).build());
+        HttpClient client = HttpClient.create(ClientOptions.builder().loops(1).observer(metrics.client()).build());
         if (options.warmup() && !lab.upstreamUrl().isEmpty()) client.warmup(URI.create(lab.upstreamUrl() + "/"));
         AtomicReference<HttpServer> running = new AtomicReference<>();
         Router router = BenchmarkRoutes.register(new Router());
@@ -49,9 +54,8 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
         FanOutRoutes.register(router, new LazyScenarios(client, () -> lab.upstreamUrl().isEmpty()
                 ? "http://127.0.0.1:" + running.get().port() : lab.upstreamUrl()));
         AdminRoutes.register(router, running::get);
-        KeelMetrics metrics = new KeelMetrics();
         metrics.register(router);
-        List<AutoCloseable> services = amqp == null ? List.of() : startServices(router, amqp);
+        List<AutoCloseable> services = amqp == null ? List.of() : startServices(router, amqp, metrics);
         HttpServer server;
         try {
             server = HttpServer.start(options, router, metrics); // opens its port last, warm when asked
@@ -65,10 +69,10 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
         return new LabApp(server, client, upstream, services);
     }
 
-    private static List<AutoCloseable> startServices(Router router, AmqpOptions amqp) {
-        Gateway gateway = Gateway.start(amqp);
+    private static List<AutoCloseable> startServices(Router router, AmqpOptions amqp, KeelMetrics metrics) {
+        Gateway gateway = Gateway.start(amqp, new GatewayMetrics(metrics.registry()));
         gateway.register(router);
-        Ingest ingest = amqp.ingest().enabled() ? Ingest.start(amqp) : null;
+        Ingest ingest = amqp.ingest().enabled() ? Ingest.start(amqp, new IngestMetrics(metrics.registry())) : null;
         HealthRoute.register(router, ingest == null ? List.of(gateway.broker()) : List.of(gateway.broker(), ingest));
         return ingest == null ? List.of(gateway) : List.of(ingest, gateway);
     }

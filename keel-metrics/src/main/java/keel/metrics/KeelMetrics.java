@@ -17,11 +17,13 @@ import keel.core.loop.EventLoop;
 import keel.core.tls.HandshakeFailures;
 import keel.http.Methods;
 import keel.http.Response;
+import keel.http.client.ClientObserver;
 import keel.http.router.Router;
 import keel.http.server.Execution;
 import keel.http.server.HttpServer;
 import keel.http.server.RouteInfo;
 import keel.http.server.ServerObserver;
+import keel.http.ws.WsObserver;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -51,11 +53,14 @@ import java.util.function.ToDoubleFunction;
  *       {@code keel_event_loop_blocked_total} (counter per {@code route})</li>
  *   <li>{@code keel_http_server_connections_open}, {@code keel_worker_pool_active_threads},
  *       {@code keel_worker_pool_queued_requests}, {@code keel_virtual_threads_in_flight} (gauges)</li>
- *   <li>{@code keel_http_server_rejected_total} (counter per {@code reason}, every reason present from 0),
+ *   <li>{@code keel_http_server_rejected_total} (counter per {@code reason}, every reason present from 0: every
+ *       503 the server writes, its own refusals and its handlers' 503s as {@code handler}),
  *       {@code keel_http_server_bytes_received_total}, {@code keel_http_server_bytes_sent_total}</li>
  *   <li>{@code keel_http_server_tls_handshake_failures_total} (counter per {@code reason}: {@code timeout},
  *       {@code plain_http}, {@code protocol_version}, {@code certificate}, {@code renegotiation},
  *       {@code other}, every one present from 0)</li>
+ *   <li>the server's WebSocket sessions and messages ({@link WebSocketMetrics}), and the HTTP clients
+ *       given {@link #client()} ({@link ClientMetrics})</li>
  *   <li>the JVM's memory, GC, threads, processor and uptime meters</li>
  * </ul>
  *
@@ -82,7 +87,7 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     private static final int OTHER_METHOD = Methods.count();
 
     /** Request latency buckets: enough to read p50/p99 from 0.5 ms to 30 s, few enough to record cheaply. */
-    private static final Duration[] REQUEST_BUCKETS = java.util.stream.Stream.of(
+    static final Duration[] REQUEST_BUCKETS = java.util.stream.Stream.of(
                     0.5, 1.0, 2.5, 5.0, 10.0, 25.0, 50.0, 75.0, 100.0, 250.0, 500.0, 750.0, 1_000.0, 2_500.0, 5_000.0,
                     10_000.0, 30_000.0)
             .map(ms -> Duration.ofNanos((long) (ms * 1_000_000))).toArray(Duration[]::new);
@@ -101,6 +106,8 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     private final Map<String, Counter> tlsHandshakeFailures = new ConcurrentHashMap<>();
     private final Counter bytesReceived;
     private final Counter bytesSent;
+    private final WebSocketMetrics webSockets;
+    private final ClientMetrics client;
     /** The loops of the server last started, by name: the pending-task gauges read through it. */
     private final Map<String, EventLoop> loops = new ConcurrentHashMap<>();
     private volatile HttpServer server;
@@ -130,11 +137,23 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
         // The unrouted requests' timer now, not at the first 404: a JVM's first timer loads Micrometer's
         // histogram machinery (tens of ms), better spent before the server starts than after its port opened.
         requestTimers.computeIfAbsent(NO_ROUTE, RouteTimers::new).timer(methodIndex("GET"), 404);
+        this.webSockets = new WebSocketMetrics(registry);
+        this.client = new ClientMetrics(registry);
     }
 
     /** The registry every meter lives in; add meters of your own to it to have them served too. */
     public PrometheusMeterRegistry registry() {
         return registry;
+    }
+
+    /** What the HTTP clients of this registry report to: {@code ClientOptions.builder().observer(metrics.client())}. */
+    public ClientObserver client() {
+        return client;
+    }
+
+    @Override
+    public WsObserver webSockets() {
+        return webSockets;
     }
 
     /**

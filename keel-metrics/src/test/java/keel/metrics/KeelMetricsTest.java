@@ -2,12 +2,16 @@ package keel.metrics;
 
 import keel.core.loop.EventLoop;
 import keel.core.tls.HandshakeFailures;
+import keel.http.HttpStatusException;
 import keel.http.Response;
 import keel.http.router.Router;
 import keel.http.server.Execution;
 import keel.http.server.ServerObserver;
+import keel.http.server.Transport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -165,6 +169,28 @@ class KeelMetricsTest {
             PrometheusText text = server.scrapeUntil(t -> t.value(REQUESTS_COUNT, "route", "/slow", "status", "200") == 2);
             assertThat(text.value(REQUESTS_COUNT, "route", "/slow", "status", "503", "status_class", "5xx")).isEqualTo(1);
             assertThat(text.value(REQUESTS_COUNT, "route", "/slow", "status", "200")).isEqualTo(2);
+            assertThat(text.value("keel_http_server_rejected_total", "reason", "handler")).as("counted once, as the pool's").isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void a503TheHandlerAnswersIsCountedAsTheHandlers(Transport transport) throws Exception {
+        Router router = new Router()
+                .get("/down", request -> Response.text(503, "down for maintenance"))
+                .get("/unavailable", request -> {
+                    throw new HttpStatusException(503, "not ready");
+                })
+                .getAsync("/later", request -> CompletableFuture.completedFuture(Response.text(503, "later")))
+                .get("/fine", request -> Response.ok("fine"));
+        try (MetricsServer server = MetricsServer.start(router, b -> b.transport(transport))) {
+            for (String path : List.of("/down", "/unavailable", "/later")) assertThat(server.get(path).statusCode()).as(path).isEqualTo(503);
+            assertThat(server.get("/fine").statusCode()).isEqualTo(200);
+
+            PrometheusText text = server.scrape();
+            assertThat(text.value("keel_http_server_rejected_total", "reason", "handler")).isEqualTo(3);
+            assertThat(text.find("keel_http_server_rejected_total").stream().mapToDouble(PrometheusText.Sample::value).sum())
+                    .as("no 503 counted under two reasons").isEqualTo(3);
         }
     }
 

@@ -51,6 +51,10 @@ final class MetricsServer implements AutoCloseable {
         return server;
     }
 
+    KeelMetrics metrics() {
+        return metrics;
+    }
+
     URI uri(String path) {
         return URI.create("http://127.0.0.1:" + server.port() + path);
     }

@@ -11,7 +11,6 @@ import keel.http.Response;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
@@ -36,6 +35,7 @@ final class AsyncPublisher implements AutoCloseable {
     private final BrokerConnection broker;
     private final AmqpOptions.Gateway options;
     private final Semaphore permits;
+    private final GatewayObserver observer;
     /**
      * Lock-free on the loop's side: a loop must never wait for a lock that a preempted publisher
      * thread holds (an {@code ArrayBlockingQueue} shares one lock between both ends). Bounded by
@@ -47,9 +47,10 @@ final class AsyncPublisher implements AutoCloseable {
     private final long timeoutNanos;
     private volatile boolean running = true;
 
-    AsyncPublisher(BrokerConnection broker, AmqpOptions.Gateway options) {
+    AsyncPublisher(BrokerConnection broker, AmqpOptions.Gateway options, GatewayObserver observer) {
         this.broker = broker;
         this.options = options;
+        this.observer = observer;
         this.permits = new Semaphore(options.maxOutstanding());
         this.timeoutNanos = options.confirmTimeout().toNanos();
         for (int i = 0; i < options.publisherThreads(); i++) lanes.add(new Lane(i));
@@ -62,15 +63,20 @@ final class AsyncPublisher implements AutoCloseable {
 
     /** Never blocks: admits the message or answers 503 at once. */
     CompletionStage<Response> publish(Message message) {
-        Optional<String> unavailable = broker.unavailable();
-        if (unavailable.isPresent()) return CompletableFuture.completedFuture(Outcome.refused(unavailable.get()).toResponse());
+        Outcome unavailable = Outcome.unavailable(broker);
+        if (unavailable != null) return refuse(unavailable);
         if (!permits.tryAcquire()) {
-            return CompletableFuture.completedFuture(Outcome.refused(
-                    options.maxOutstanding() + " messages already queued or awaiting a confirm").toResponse());
+            return refuse(Outcome.refused(GatewayObserver.Refusal.MAX_OUTSTANDING,
+                    options.maxOutstanding() + " messages already queued or awaiting a confirm"));
         }
-        Pending pending = new Pending(message, System.nanoTime() + timeoutNanos, permits);
+        Pending pending = new Pending(message, System.nanoTime() + timeoutNanos, permits, observer);
         queue.offer(pending);
         return pending.response;
+    }
+
+    private CompletionStage<Response> refuse(Outcome refusal) {
+        refusal.reportTo(observer);
+        return CompletableFuture.completedFuture(refusal.toResponse());
     }
 
     int outstanding() {
@@ -133,7 +139,7 @@ final class AsyncPublisher implements AutoCloseable {
                 if (tag >= 0) tracker.untrack(tag);
                 pending.finish(tag >= 0
                         ? Outcome.failed("the broker connection failed while publishing: " + e.getMessage())
-                        : Outcome.refused("cannot open a channel: " + e.getMessage()));
+                        : Outcome.refused(GatewayObserver.Refusal.NO_CHANNEL, "cannot open a channel: " + e.getMessage()));
             }
         }
 
@@ -168,6 +174,8 @@ final class AsyncPublisher implements AutoCloseable {
             lane.thread.interrupt();
             lane.tracker.failAll("gateway is stopping");
         }
-        for (Pending pending; (pending = queue.poll()) != null; ) pending.finish(Outcome.refused("gateway is stopping"));
+        for (Pending pending; (pending = queue.poll()) != null; ) {
+            pending.finish(Outcome.refused(GatewayObserver.Refusal.STOPPING, "gateway is stopping"));
+        }
     }
 }

@@ -39,7 +39,7 @@ final class ConfirmTracker implements ConfirmListener {
 
     @Override
     public void handleNack(long tag, boolean multiple) {
-        settle(tag, multiple, Outcome.failed("the broker nacked the message"));
+        settle(tag, multiple, Outcome.nacked());
     }
 
     private void settle(long tag, boolean multiple, Outcome failure) {

@@ -17,10 +17,12 @@ import java.util.concurrent.CompletionStage;
 /**
  * {@code POST /gateway/publish}: publishes the request body to RabbitMQ and answers 202 once the
  * broker confirmed it, in the {@link GatewayMode} of the options. It connects in the background, so
- * a server with a gateway starts (and answers 503) while the broker is away.
+ * a server with a gateway starts (and answers 503) while the broker is away. What becomes of each
+ * message, and why a request was refused, goes to its {@link GatewayObserver}.
  *
  * <pre>{@code
- * Gateway gateway = Gateway.start(AmqpOptions.builder().mode(GatewayMode.ASYNC).build());
+ * Gateway gateway = Gateway.start(AmqpOptions.builder().mode(GatewayMode.ASYNC).build(),
+ *         new GatewayMetrics(metrics.registry()));
  * gateway.register(router);          // before the server starts
  * }</pre>
  */
@@ -31,18 +33,27 @@ public final class Gateway implements AutoCloseable {
     private final BrokerConnection broker;
     private final SyncPublisher sync;
     private final AsyncPublisher async;
+    private final GatewayObserver observer;
 
-    private Gateway(AmqpOptions options) {
+    private Gateway(AmqpOptions options, GatewayObserver observer) {
         this.options = options;
+        this.observer = observer;
         this.broker = BrokerConnection.create("keel-gateway", options, this::declare);
         boolean isAsync = options.gateway().mode() == GatewayMode.ASYNC;
         this.sync = isAsync ? null : new SyncPublisher(broker, options.gateway());
-        this.async = isAsync ? new AsyncPublisher(broker, options.gateway()) : null;
-        broker.connect();
+        this.async = isAsync ? new AsyncPublisher(broker, options.gateway(), observer) : null;
     }
 
     public static Gateway start(AmqpOptions options) {
-        return new Gateway(options);
+        return start(options, GatewayObserver.NONE);
+    }
+
+    /** A gateway reporting to {@code observer}; it hears {@link GatewayObserver#onStart} before the broker connection starts. */
+    public static Gateway start(AmqpOptions options, GatewayObserver observer) {
+        Gateway gateway = new Gateway(options, java.util.Objects.requireNonNull(observer, "observer"));
+        observer.onStart(gateway);
+        gateway.broker.connect();
+        return gateway;
     }
 
     /**
@@ -78,7 +89,9 @@ public final class Gateway implements AutoCloseable {
         } catch (HttpStatusException bad) {
             return Outcome.of(bad).toResponse();
         }
-        return sync.publish(message).toResponse();
+        Outcome outcome = sync.publish(message);
+        outcome.reportTo(observer);
+        return outcome.toResponse();
     }
 
     /** V3: returns at once; the confirm listener completes the stage. */
@@ -94,9 +107,13 @@ public final class Gateway implements AutoCloseable {
         return broker;
     }
 
-    /** Async mode: messages queued or awaiting a confirm; 0 in the synchronous modes. */
+    /**
+     * Messages admitted and not answered yet: in async mode queued or awaiting a confirm (bounded by
+     * {@code gateway.max-outstanding}); in the synchronous modes waiting for a channel, being
+     * published or awaiting their confirm.
+     */
     public int outstanding() {
-        return async == null ? 0 : async.outstanding();
+        return async == null ? sync.inFlight() : async.outstanding();
     }
 
     public GatewayMode mode() {

@@ -7,21 +7,23 @@ import java.util.concurrent.Semaphore;
 
 /**
  * A message admitted by the async publisher, from the request until its outcome. It holds one of
- * the publisher's permits and gives it back exactly once, with the first outcome; later ones (a
- * confirm arriving after the timeout answered) are ignored.
+ * the publisher's permits and gives it back exactly once, with the first outcome, which alone is
+ * reported to the observer; later ones (a confirm arriving after the timeout answered) are ignored.
  */
 final class Pending {
     final Message message;
     final long deadlineNanos;
     final CompletableFuture<Response> response = new CompletableFuture<>();
     private final Semaphore permits;
+    private final GatewayObserver observer;
     /** Set by the return listener before the confirm arrives: the broker could not route the message. */
     volatile String returned;
 
-    Pending(Message message, long deadlineNanos, Semaphore permits) {
+    Pending(Message message, long deadlineNanos, Semaphore permits, GatewayObserver observer) {
         this.message = message;
         this.deadlineNanos = deadlineNanos;
         this.permits = permits;
+        this.observer = observer;
     }
 
     boolean isExpired(long nowNanos) {
@@ -29,11 +31,13 @@ final class Pending {
     }
 
     void finish(Outcome outcome) {
-        if (response.complete(outcome.toResponse())) permits.release();
+        if (!response.complete(outcome.toResponse())) return;
+        permits.release();
+        outcome.reportTo(observer);
     }
 
     void confirmed() {
         String reason = returned;
-        finish(reason == null ? Outcome.confirmed(message) : Outcome.failed(reason));
+        finish(reason == null ? Outcome.confirmed(message) : Outcome.returned(reason));
     }
 }

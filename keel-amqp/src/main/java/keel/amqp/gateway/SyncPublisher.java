@@ -5,8 +5,8 @@ import keel.amqp.AmqpOptions;
 import keel.amqp.BrokerConnection;
 
 import java.io.IOException;
-import java.util.Optional;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Publish, then wait for the broker's confirm, on the calling thread: the code of V1, V2 and V4,
@@ -18,6 +18,7 @@ final class SyncPublisher implements AutoCloseable {
     private final AmqpOptions.Gateway options;
     private final ChannelPool channels;
     private final long timeoutNanos;
+    private final AtomicInteger inFlight = new AtomicInteger();
 
     SyncPublisher(BrokerConnection broker, AmqpOptions.Gateway options) {
         this.broker = broker;
@@ -28,20 +29,36 @@ final class SyncPublisher implements AutoCloseable {
 
     /** Blocks for up to the confirm timeout. */
     Outcome publish(Message message) {
-        Optional<String> unavailable = broker.unavailable();
-        if (unavailable.isPresent()) return Outcome.refused(unavailable.get());
+        Outcome unavailable = Outcome.unavailable(broker);
+        if (unavailable != null) return unavailable;
+        inFlight.incrementAndGet();
+        try {
+            return publishOnAChannel(message);
+        } finally {
+            inFlight.decrementAndGet();
+        }
+    }
+
+    /** Messages being published or waiting for their confirm now (or for a channel to publish on). */
+    int inFlight() {
+        return inFlight.get();
+    }
+
+    private Outcome publishOnAChannel(Message message) {
         long deadline = System.nanoTime() + timeoutNanos;
         ChannelPool.Lent lent;
         try {
             lent = channels.acquire(timeoutNanos);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return Outcome.refused("gateway is stopping");
+            return Outcome.refused(GatewayObserver.Refusal.STOPPING, "gateway is stopping");
         } catch (IOException | RuntimeException e) {
-            return Outcome.refused("cannot open a channel: " + describe(e));
+            return Outcome.refused(GatewayObserver.Refusal.NO_CHANNEL, "cannot open a channel: " + describe(e));
         }
-        if (lent == null) return Outcome.refused("all " + options.channels() + " publisher channels stayed busy for "
-                + options.confirmTimeout().toMillis() + " ms");
+        if (lent == null) {
+            return Outcome.refused(GatewayObserver.Refusal.CHANNELS_BUSY, "all " + options.channels()
+                    + " publisher channels stayed busy for " + options.confirmTimeout().toMillis() + " ms");
+        }
         return publishOn(lent, message, deadline);
     }
 
@@ -53,8 +70,8 @@ final class SyncPublisher implements AutoCloseable {
             boolean acked = lent.channel.waitForConfirms(waitMillis);
             String returned = lent.returned; // read before the channel goes to its next user
             channels.release(lent);
-            if (!acked) return Outcome.failed("the broker nacked the message");
-            if (returned != null) return Outcome.failed(returned);
+            if (!acked) return Outcome.nacked();
+            if (returned != null) return Outcome.returned(returned);
             return Outcome.confirmed(message);
         } catch (TimeoutException e) {
             channels.discard(lent);

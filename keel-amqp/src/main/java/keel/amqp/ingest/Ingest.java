@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.LongAdder;
  *     {@code ingest.batch-size} of them per statement and ack each one after its commit. Rows may
  *     therefore be committed in a different order than the queue delivered them.</li>
  * </ul>
+ *
+ * Each stored batch and each redelivery goes to the pipeline's {@link IngestObserver}.
  */
 public final class Ingest implements HealthCheck, AutoCloseable {
     private static final Log LOG = Log.of(Ingest.class);
@@ -47,12 +49,14 @@ public final class Ingest implements HealthCheck, AutoCloseable {
     private final LongAdder duplicates = new LongAdder();
     private final LongAdder rejected = new LongAdder();
     private final BrokerConnection broker;
+    private final IngestObserver observer;
     private volatile DatabaseStatus database = new DatabaseStatus("connecting", Instant.now(), null);
     private volatile Channel channel;
     private volatile boolean running = true;
 
-    private Ingest(AmqpOptions options) {
+    private Ingest(AmqpOptions options, IngestObserver observer) {
         this.options = options;
+        this.observer = java.util.Objects.requireNonNull(observer, "observer");
         this.store = new EventStore(options.database());
         // Room for a full prefetch window twice: the old window may still be buffered when recovery delivers a new one.
         this.buffer = new ArrayBlockingQueue<>(2 * options.ingest().prefetch());
@@ -61,7 +65,12 @@ public final class Ingest implements HealthCheck, AutoCloseable {
 
     /** Connects (in the background) and consumes until {@link #close}. */
     public static Ingest start(AmqpOptions options) {
-        Ingest ingest = new Ingest(options);
+        return start(options, IngestObserver.NONE);
+    }
+
+    /** Like {@link #start(AmqpOptions)}, reporting to {@code observer}. */
+    public static Ingest start(AmqpOptions options, IngestObserver observer) {
+        Ingest ingest = new Ingest(options, observer);
         ingest.broker.connect();
         return ingest;
     }
@@ -103,6 +112,7 @@ public final class Ingest implements HealthCheck, AutoCloseable {
     }
 
     private void accept(Delivery delivery, Sink sink) {
+        if (delivery.getEnvelope().isRedeliver()) tell(IngestObserver::onRedelivered);
         Event event = Event.of(delivery);
         try {
             if (event == null) {
@@ -166,7 +176,10 @@ public final class Ingest implements HealthCheck, AutoCloseable {
                 // Committed but not acked: the broker redelivers these, and the unique id skips them.
                 LOG.debug("ingest_ack_failed", "cause", e.getMessage());
             }
-            // Counted once committed and acked, so a caller that sees them counted may stop the consumer.
+            // Counted once committed and acked, so a caller that sees them counted may stop the consumer
+            // (and finds the observer told already).
+            int storedRows = added;
+            tell(o -> o.onBatchStored(events.size(), storedRows));
             stored.add(added);
             duplicates.add(events.size() - added);
         }
@@ -187,6 +200,15 @@ public final class Ingest implements HealthCheck, AutoCloseable {
                 LOG.debug("database_close_failed", "cause", e.getMessage());
             }
             db = null;
+        }
+    }
+
+    /** Tells the observer; a failing one never stops the pipeline. */
+    private void tell(java.util.function.Consumer<IngestObserver> event) {
+        try {
+            event.accept(observer);
+        } catch (RuntimeException e) {
+            LOG.warn("observer_failed", e, "event", "ingest");
         }
     }
 

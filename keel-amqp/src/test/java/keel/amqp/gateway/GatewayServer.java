@@ -32,7 +32,11 @@ final class GatewayServer implements AutoCloseable {
     }
 
     static GatewayServer start(AmqpOptions options, Consumer<ServerOptions.Builder> customize) throws Exception {
-        Gateway gateway = Gateway.start(options);
+        return start(options, GatewayObserver.NONE, customize);
+    }
+
+    static GatewayServer start(AmqpOptions options, GatewayObserver observer, Consumer<ServerOptions.Builder> customize) throws Exception {
+        Gateway gateway = Gateway.start(options, observer);
         Router router = new Router();
         gateway.register(router);
         HealthRoute.register(router, List.of(gateway.broker()));

@@ -326,14 +326,16 @@ public final class EventLoop implements Executor {
             }
             registration.close();
         }
-        Runnable task;
-        while ((task = tasks.poll()) != null) {
+        // Tasks accepted before the queue closed still run, on this thread, after the channels closed: a
+        // response task finds its connection closed, a client call fails its future. None is lost.
+        tasks.close();
+        tasks.drainAfterClose(task -> {
             try {
                 task.run();
             } catch (Throwable e) {
                 LOG.warn("task_after_shutdown_failed", e, "loop", name());
             }
-        }
+        });
         try {
             poller.close();
         } catch (IOException e) {

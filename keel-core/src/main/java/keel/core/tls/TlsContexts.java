@@ -34,6 +34,12 @@ import java.util.List;
 public final class TlsContexts {
     /** Protects the key only inside the in-memory store; never written anywhere. */
     private static final char[] ENTRY_PASSWORD = "keel".toCharArray();
+    /**
+     * SunX509 reads the keys once, when the context is made. The PKIX key manager reads its entry from
+     * the keystore on every handshake, and a PKCS#12 entry is decrypted each time (PBKDF2): a few
+     * milliseconds of CPU per handshake.
+     */
+    private static final String KEY_MANAGER = "SunX509";
 
     private TlsContexts() {
     }
@@ -55,7 +61,7 @@ public final class TlsContexts {
             if (Collections.list(store.aliases()).stream().noneMatch(alias -> isKeyEntry(store, alias))) {
                 throw new IllegalArgumentException(pkcs12 + ": the keystore holds no private key entry");
             }
-            KeyManagerFactory factory = KeyManagerFactory.getInstance("PKIX");
+            KeyManagerFactory factory = KeyManagerFactory.getInstance(KEY_MANAGER);
             factory.init(store, secret);
             return context(factory.getKeyManagers(), trustManagers(clientTrustPemOrNull));
         } catch (GeneralSecurityException e) {
@@ -112,7 +118,7 @@ public final class TlsContexts {
         try {
             KeyStore store = emptyStore();
             store.setKeyEntry("key", key, ENTRY_PASSWORD, chain.toArray(Certificate[]::new));
-            KeyManagerFactory factory = KeyManagerFactory.getInstance("PKIX");
+            KeyManagerFactory factory = KeyManagerFactory.getInstance(KEY_MANAGER);
             factory.init(store, ENTRY_PASSWORD);
             return factory.getKeyManagers();
         } catch (GeneralSecurityException e) {

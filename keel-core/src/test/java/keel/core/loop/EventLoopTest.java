@@ -232,6 +232,31 @@ class EventLoopTest {
     }
 
     @Test
+    void aTaskHandedToAStoppingLoopRunsOrIsRefusedNeverLost() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            EventLoop stopping = start(new EventLoop(EventLoop.Options.named("stopping-" + round)));
+            java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+            Thread[] producers = new Thread[3];
+            for (int p = 0; p < producers.length; p++) {
+                producers[p] = Thread.ofPlatform().start(() -> {
+                    for (int i = 0; i < 2_000; i++) {
+                        try {
+                            stopping.execute(ran::incrementAndGet);
+                        } catch (RejectedExecutionException stopped) {
+                            refused.incrementAndGet();
+                        }
+                    }
+                });
+            }
+            stopping.shutdown(); // while the producers hand over tasks
+            for (Thread producer : producers) producer.join();
+            assertThat(stopping.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(ran.get() + refused.get()).as("round %d: every task ran or was refused", round).isEqualTo(6_000);
+        }
+    }
+
+    @Test
     void refusesTasksAfterShutdown() throws InterruptedException {
         start(loop);
         loop.shutdown();

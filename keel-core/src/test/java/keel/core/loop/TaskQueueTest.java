@@ -2,7 +2,9 @@ package keel.core.loop;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -18,5 +20,42 @@ class TaskQueueTest {
         queue.poll();
         queue.offer(() -> { });
         assertThat(queue.size()).isEqualTo(3);
+    }
+
+    @Test
+    void aClosedQueueRefusesOffersAndHandsOverEveryTaskAcceptedBefore() throws Exception {
+        for (int round = 0; round < 50; round++) {
+            TaskQueue queue = new TaskQueue(1 << 20);
+            AtomicInteger accepted = new AtomicInteger();
+            AtomicInteger refused = new AtomicInteger();
+            AtomicInteger drained = new AtomicInteger();
+            CountDownLatch go = new CountDownLatch(1);
+            Thread[] producers = new Thread[4];
+            for (int p = 0; p < producers.length; p++) {
+                producers[p] = Thread.ofPlatform().start(() -> {
+                    try {
+                        go.await();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    for (int i = 0; i < 5_000; i++) {
+                        try {
+                            queue.offer(drained::incrementAndGet);
+                            accepted.incrementAndGet();
+                        } catch (RejectedExecutionException stopped) {
+                            refused.incrementAndGet();
+                        }
+                    }
+                });
+            }
+            go.countDown();
+            Thread.onSpinWait();
+            queue.close(); // while the producers offer
+            queue.drainAfterClose(Runnable::run);
+            for (Thread producer : producers) producer.join();
+            assertThat(accepted.get() + refused.get()).isEqualTo(20_000);
+            assertThat(drained.get()).as("round %d: every accepted task ran, none lost", round).isEqualTo(accepted.get());
+            assertThatThrownBy(() -> queue.offer(() -> { })).isInstanceOf(RejectedExecutionException.class).hasMessageContaining("stopped");
+        }
     }
 }

@@ -25,6 +25,9 @@ import java.util.zip.ZipException;
  * arrived met a connection the server had closed while it sat in the pool; an idempotent request is
  * sent once more at once, and the user never sees that failure. Then the {@link RetryPolicy} decides
  * about everything else.
+ *
+ * <p>When the client has an observer, the call's end is reported to the host of its last attempt
+ * with its {@link ClientObserver.Outcome} and time, and each retry before it.
  */
 final class Call {
     private static final Log LOG = Log.of(Call.class);
@@ -35,6 +38,9 @@ final class Call {
     private final RetryPolicy retry;
     private final Duration timeout;
     private final CompletableFuture<Response> result;
+    private final boolean observed;
+    /** When the caller made the call; taken only when someone observes. */
+    private final long startNanos;
     private ClientRequest request;
     private Timer deadline;
     private Attempt current;
@@ -51,6 +57,8 @@ final class Call {
         this.result = result;
         this.retry = request.retry() != null ? request.retry() : home.options().retry();
         this.timeout = request.timeout() != null ? request.timeout() : home.options().requestTimeout();
+        this.observed = home.options().observer() != ClientObserver.NONE;
+        this.startNanos = observed ? System.nanoTime() : 0;
     }
 
     /** Starts the call on its loop; whatever goes wrong here fails the call instead of the loop's task. */
@@ -99,6 +107,7 @@ final class Call {
                 && request.isIdempotent() && !staleRetried) {
             staleRetried = true;
             LOG.debug("stale_connection_retried", "request", request, "cause", failure.getMessage());
+            retried(ClientObserver.Retry.STALE_CONNECTION);
             attempt();
             return;
         }
@@ -107,6 +116,7 @@ final class Call {
         if (canContinue && !streamedAlready && retry.allows(retries + 1, request.isIdempotent(), failure, status)) {
             retries++;
             LOG.debug("retry_scheduled", "request", request, "retry", retries, "status", status, "cause", failure);
+            retried(ClientObserver.Retry.POLICY);
             home.waitForRetry(this, retry.delayNanos(retries));
             return;
         }
@@ -117,8 +127,36 @@ final class Call {
     private void finish(Response response, Throwable failure) {
         // A streamed body is still arriving: the deadline keeps bounding it until it ends.
         if (deadline != null && !(streaming && response != null)) deadline.cancel();
+        if (observed && !result.isDone()) report(failure);
         if (failure != null) result.completeExceptionally(failure);
         else result.complete(response);
+    }
+
+    private void retried(ClientObserver.Retry reason) {
+        try {
+            current.pool.observer().onRetry(reason);
+        } catch (RuntimeException e) {
+            LOG.warn("observer_failed", e, "event", "retry");
+        }
+    }
+
+    /** The call's end, to the host its last attempt went to; a failing observer never fails the call. */
+    private void report(Throwable failure) {
+        try {
+            ClientObserver.Host host = current != null ? current.pool.observer()
+                    : home.options().observer().host(HostPool.name(request.uri().getHost(), request.port()));
+            host.onCall(outcome(failure), System.nanoTime() - startNanos);
+        } catch (RuntimeException e) {
+            LOG.warn("observer_failed", e, "event", "call");
+        }
+    }
+
+    private ClientObserver.Outcome outcome(Throwable failure) {
+        if (failure == null) return ClientObserver.Outcome.OK;
+        if (failure instanceof ClientTimeoutException) return ClientObserver.Outcome.TIMEOUT;
+        if (failure instanceof PoolFullException) return ClientObserver.Outcome.POOL_FULL;
+        if (current != null && current.connectFailed) return ClientObserver.Outcome.CONNECT_FAILED;
+        return ClientObserver.Outcome.FAILED;
     }
 
     /** A closed or reset connection is what a stale pooled one looks like; a timeout or an invalid answer is not. */
@@ -176,6 +214,8 @@ final class Call {
         private ClientConnection connection;
         private boolean reused;
         private boolean ended;
+        /** No connection could be made for this attempt (resolve, connect or TLS handshake failed). */
+        private boolean connectFailed;
         private ResponseEvent.Head head;
         /** The response's fields as the caller sees them: without the content coding the client decoded. */
         private Headers headers;
@@ -213,6 +253,12 @@ final class Call {
         }
 
         void onAcquireFailed(Throwable failure) {
+            end(null, failure, true);
+        }
+
+        /** The host did not resolve, or no socket could be opened to it. */
+        void onConnectFailed(Throwable failure) {
+            connectFailed = true;
             end(null, failure, true);
         }
 
@@ -281,6 +327,7 @@ final class Call {
         }
 
         void onFailed(Throwable failure, boolean beforeResponse) {
+            if (!ended) connectFailed = connection == null; // the connection opened for this attempt never connected
             if (publisher != null) {
                 publisher.fail(failure);
                 end(null, null, false);

@@ -18,10 +18,11 @@ import javax.net.ssl.SSLContext;
  * @param retry               the retry policy of requests that do not set one
  * @param pool                the connection pool of each host
  * @param tls                 how {@code https} connections are secured
+ * @param observer            what hears the pools and calls, for metrics ({@link ClientObserver#NONE}: nothing)
  */
 public record ClientOptions(int loops, Duration connectTimeout, Duration responseTimeout, Duration requestTimeout,
                             int maxResponseHeadSize, long maxResponseBodySize, int maxRedirects, RetryPolicy retry,
-                            Pool pool, Tls tls) {
+                            Pool pool, Tls tls, ClientObserver observer) {
 
     public ClientOptions {
         if (loops < 1) throw new IllegalArgumentException("loops must be >= 1: " + loops);
@@ -38,6 +39,7 @@ public record ClientOptions(int loops, Duration connectTimeout, Duration respons
         Objects.requireNonNull(retry, "retry");
         Objects.requireNonNull(pool, "pool");
         Objects.requireNonNull(tls, "tls");
+        Objects.requireNonNull(observer, "observer");
     }
 
     /**
@@ -109,6 +111,7 @@ public record ClientOptions(int loops, Duration connectTimeout, Duration respons
         builder.tlsTrust = tls.trust();
         builder.verifyHostname = tls.verifyHostname();
         builder.tlsHandshakeTimeout = tls.handshakeTimeout();
+        builder.observer = observer;
         return builder.pool(pool);
     }
 
@@ -143,6 +146,7 @@ public record ClientOptions(int loops, Duration connectTimeout, Duration respons
         private Path tlsTrust;
         private boolean verifyHostname = true;
         private Duration tlsHandshakeTimeout = Duration.ofSeconds(10);
+        private ClientObserver observer = ClientObserver.NONE;
 
         public Builder loops(int loops) {
             this.loops = loops;
@@ -250,11 +254,17 @@ public record ClientOptions(int loops, Duration connectTimeout, Duration respons
             return this;
         }
 
+        /** What hears the client's pools and calls (a metrics binding); called on event loops, so it must not block. */
+        public Builder observer(ClientObserver observer) {
+            this.observer = observer;
+            return this;
+        }
+
         public ClientOptions build() {
             return new ClientOptions(loops, connectTimeout, responseTimeout, requestTimeout, maxResponseHeadSize,
                     maxResponseBodySize, maxRedirects, retry,
                     new Pool(maxConnections, maxPendingAcquires, acquireTimeout, maxIdleTime, maxLifeTime, evictionInterval, order),
-                    new Tls(sslContext, tlsTrust, verifyHostname, tlsHandshakeTimeout));
+                    new Tls(sslContext, tlsTrust, verifyHostname, tlsHandshakeTimeout), observer);
         }
     }
 }

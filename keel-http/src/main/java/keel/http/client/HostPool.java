@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
  * connections, requests waiting for one, and the count of open ones. Bounded on every side: at most
  * {@code max-connections} open, at most {@code max-pending-acquires} waiting (one more fails at once),
  * each waiting at most {@code acquire-timeout}. A background timer closes connections idle longer
- * than {@code max-idle-time} or older than {@code max-life-time}.
+ * than {@code max-idle-time} or older than {@code max-life-time}. Each entry point ends by telling
+ * the client's {@link ClientObserver.Host} how its counts moved ({@link #report}).
  */
 final class HostPool {
     private static final Log LOG = Log.of(HostPool.class);
@@ -37,9 +38,14 @@ final class HostPool {
     private final int port;
     private final String name;
     private final ClientOptions.Pool limits;
+    private final ClientObserver.Host observer;
     private final ArrayDeque<ClientConnection> idle = new ArrayDeque<>();
     private final ArrayDeque<Waiter> waiting = new ArrayDeque<>();
     private int open;
+    /** The counts the observer last heard: what it has not heard yet is the difference. */
+    private int reportedOpen;
+    private int reportedIdle;
+    private int reportedWaiting;
     private Timer eviction;
     private boolean closed;
 
@@ -50,10 +56,16 @@ final class HostPool {
         this.port = port;
         this.name = name(host, port);
         this.limits = home.options().pool();
+        this.observer = home.options().observer().host(name);
     }
 
     /** Gives {@code attempt} a connection now, opens one for it, queues it, or fails it at once. */
     void acquire(Call.Attempt attempt) {
+        take(attempt);
+        report();
+    }
+
+    private void take(Call.Attempt attempt) {
         if (closed) {
             attempt.onAcquireFailed(new HttpClientException("client closed"));
             return;
@@ -75,6 +87,7 @@ final class HostPool {
             Waiter waiter = new Waiter(attempt);
             waiter.timer = loop().schedule(limits.acquireTimeout().toNanos(), TimeUnit.NANOSECONDS, () -> {
                 waiting.remove(waiter);
+                report();
                 attempt.onAcquireFailed(new ClientTimeoutException(ClientTimeoutException.Kind.ACQUIRE, limits.acquireTimeout(), name));
             });
             waiting.addLast(waiter);
@@ -88,6 +101,7 @@ final class HostPool {
             if (waiter.attempt == attempt) {
                 waiter.timer.cancel();
                 it.remove();
+                report();
                 return;
             }
         }
@@ -98,17 +112,19 @@ final class HostPool {
         home.resolver().resolve(host, loop(), (address, failure) -> {
             if (failure != null) {
                 open--;
-                attempt.onAcquireFailed(new HttpClientException("cannot resolve " + host + ": " + failure.getMessage(), failure));
+                attempt.onConnectFailed(new HttpClientException("cannot resolve " + host + ": " + failure.getMessage(), failure));
                 serveWaiters();
+                report();
                 return;
             }
             try {
                 new ClientConnection(this).connect(new InetSocketAddress(address, port), attempt);
             } catch (java.io.UncheckedIOException e) {
                 open--;
-                attempt.onAcquireFailed(new HttpClientException("cannot open a socket to " + name, e));
+                attempt.onConnectFailed(new HttpClientException("cannot open a socket to " + name, e));
                 serveWaiters();
             }
+            report();
         });
     }
 
@@ -123,6 +139,11 @@ final class HostPool {
 
     /** A connection whose exchange ended with keep-alive: to the next waiter, else idle. */
     void release(ClientConnection connection) {
+        keep(connection);
+        report();
+    }
+
+    private void keep(ClientConnection connection) {
         long now = loop().nanoTime();
         if (closed || connection.isExpired(now)) {
             connection.close();
@@ -146,6 +167,7 @@ final class HostPool {
         idle.remove(connection);
         LOG.debug("client_connection_closed", "host", name, "open", open, "connecting", wasConnecting);
         serveWaiters();
+        report();
         if (open == 0 && waiting.isEmpty()) home.remove(this); // a host called once does not stay forever
     }
 
@@ -175,6 +197,7 @@ final class HostPool {
             if (connection.isIdleLongerThan(maxIdle, now) || connection.isExpired(now)) connection.close();
         }
         scheduleEviction();
+        report();
     }
 
     /** Fails the waiters and closes idle connections; busy ones close when their exchange ends. */
@@ -187,6 +210,25 @@ final class HostPool {
         }
         for (ClientConnection connection : idle.toArray(ClientConnection[]::new)) connection.close();
         if (eviction != null) eviction.cancel();
+        report();
+    }
+
+    /** Tells the observer how open, idle and waiting moved since it last heard; nothing when none moved. */
+    private void report() {
+        int idleNow = idle.size();
+        int waitingNow = waiting.size();
+        if (open == reportedOpen && idleNow == reportedIdle && waitingNow == reportedWaiting) return;
+        int openDelta = open - reportedOpen;
+        int idleDelta = idleNow - reportedIdle;
+        int waitingDelta = waitingNow - reportedWaiting;
+        reportedOpen = open;
+        reportedIdle = idleNow;
+        reportedWaiting = waitingNow;
+        try {
+            observer.onPoolChanged(openDelta, idleDelta, waitingDelta);
+        } catch (RuntimeException e) {
+            LOG.warn("observer_failed", e, "event", "pool_changed"); // metrics must never cost a call
+        }
     }
 
     boolean isClosed() {
@@ -207,6 +249,10 @@ final class HostPool {
 
     String name() {
         return name;
+    }
+
+    ClientObserver.Host observer() {
+        return observer;
     }
 
     static String name(String host, int port) {

@@ -44,6 +44,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * threads; it refuses to run on an event loop.
  */
 public final class HttpClient implements AutoCloseable {
+    /** How long {@link #send} waits past a call's request timeout before it gives up on the call's completion. */
+    private static final Duration SEND_GRACE = Duration.ofSeconds(1);
     private final ClientOptions options;
     private final LoopGroup ownLoops;
     private final List<EventLoop> loops;
@@ -110,8 +112,13 @@ public final class HttpClient implements AutoCloseable {
             throw new IllegalStateException("HttpClient.send blocks and was called on event loop thread '" + current.name()
                     + "': use sendAsync there, or run the route on Execution.VIRTUAL_THREAD or WORKER_POOL");
         }
+        // The call ends by its request timeout; the wait is bounded beyond it too, so a completion that
+        // never comes (a loop that stopped in the instant the call was handed to it) cannot hang the caller.
+        Duration timeout = request.timeout() != null ? request.timeout() : options.requestTimeout();
         try {
-            return sendAsync(request).toCompletableFuture().get();
+            return sendAsync(request).toCompletableFuture().get(timeout.plus(SEND_GRACE).toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new ClientTimeoutException(ClientTimeoutException.Kind.REQUEST, timeout.plus(SEND_GRACE), request.toString());
         } catch (ExecutionException e) {
             if (e.getCause() instanceof IOException io) throw io;
             if (e.getCause() instanceof RuntimeException runtime) throw runtime;
@@ -176,7 +183,12 @@ public final class HttpClient implements AutoCloseable {
         Warmup.Report report = new Warmup.Report(0, 0, Duration.ZERO);
         if (!Warmup.ran()) {
             ServerOptions server = ServerOptions.builder().host("127.0.0.1").port(0).loops(1).build();
-            report = Warmup.run(server, this, Warmup.DEFAULT_REQUESTS, Warmup.DEFAULT_BUDGET);
+            // The throwaway server's calls are nobody's traffic: an observed client sends them through an
+            // unobserved one on the same loops, so no metric keeps a series for that server.
+            try (HttpClient unobserved = options.observer() == ClientObserver.NONE ? null
+                    : create(options.toBuilder().observer(ClientObserver.NONE).build(), loops)) {
+                report = Warmup.run(server, unobserved == null ? this : unobserved, Warmup.DEFAULT_REQUESTS, Warmup.DEFAULT_BUDGET);
+            }
         }
         int failures = report.failures();
         for (URI upstream : upstreams) failures += warmUpstream(upstream);

@@ -20,6 +20,8 @@ record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean e
         }
         if (http11 && fields.hosts == 0) throw new BadMessage("missing Host header");
         if (fields.hosts > 1) throw new BadMessage("more than one Host header");
+        // RFC 9112 §3.2: a Host field with an invalid value is answered 400 like a missing one.
+        if (fields.host != null && !Tokens.isHost(fields.host)) throw new BadMessage("invalid Host header");
         boolean keepAlive = fields.keepAlive(http11);
         boolean expectContinue = fields.expectContinue && http11;
         if (fields.transferEncoding != null) {
@@ -62,6 +64,7 @@ record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean e
     /** The fields that decide the framing, gathered in one pass over the head. */
     private static final class Fields {
         int hosts;
+        String host;
         /** Every Content-Length value, checked to be the same (a list or repeated fields). */
         String contentLength;
         String transferEncoding;
@@ -76,7 +79,10 @@ record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean e
                 String value = headers.value(i);
                 switch (name.length()) {
                     case 4 -> {
-                        if (name.equalsIgnoreCase("host")) hosts++;
+                        if (name.equalsIgnoreCase("host")) {
+                            hosts++;
+                            host = value;
+                        }
                     }
                     case 6 -> {
                         if (name.equalsIgnoreCase("expect")) expect(value);

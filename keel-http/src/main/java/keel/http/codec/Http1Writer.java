@@ -3,6 +3,8 @@ package keel.http.codec;
 import keel.core.buffer.WriteQueue;
 import keel.http.Response;
 
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 
 /**
@@ -18,7 +20,8 @@ public final class Http1Writer {
     private static final byte[] KEEP_ALIVE = "Connection: keep-alive\r\n".getBytes(ISO_8859_1);
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(ISO_8859_1);
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(ISO_8859_1);
-    private static final byte[][] STATUS_LINES = new byte[1000][];
+    /** Status lines made on first use; an atomic array publishes each line's bytes safely to every loop. */
+    private static final AtomicReferenceArray<byte[]> STATUS_LINES = new AtomicReferenceArray<>(1000);
 
     /**
      * How the body after the head is delimited. {@code NONE}: the status never has a body (1xx, 204,
@@ -115,10 +118,10 @@ public final class Http1Writer {
     }
 
     private static byte[] statusLine(int status) {
-        byte[] line = STATUS_LINES[status];
+        byte[] line = STATUS_LINES.get(status);
         if (line == null) {
             line = ("HTTP/1.1 " + status + " " + StatusText.of(status) + "\r\n").getBytes(ISO_8859_1);
-            STATUS_LINES[status] = line; // a benign race: every thread computes the same bytes
+            STATUS_LINES.set(status, line); // two threads may both make it: the same bytes
         }
         return line;
     }

@@ -92,4 +92,54 @@ final class Tokens {
     static boolean isDigit(byte b) {
         return b >= '0' && b <= '9';
     }
+
+    /**
+     * RFC 9112 §3.2 with RFC 3986 §3.2.2–3.2.3: {@code uri-host [ ":" port ]}, where the host is a
+     * reg-name (unreserved, sub-delims, percent-encoded octets; IPv4 addresses are reg-names by these
+     * characters), or an IP literal in brackets; the port is digits. An empty value is allowed (a
+     * target without an authority).
+     */
+    static boolean isHost(String value) {
+        int length = value.length();
+        int i = 0;
+        if (length > 0 && value.charAt(0) == '[') {
+            int close = value.indexOf(']');
+            if (close < 2) return false;
+            for (i = 1; i < close; i++) {
+                char c = value.charAt(i);
+                if (!(isHexDigit(c) || c == ':' || c == '.' || c == 'v' || c == 'V')) return false;
+            }
+            i = close + 1;
+        } else {
+            for (; i < length && value.charAt(i) != ':'; i++) {
+                char c = value.charAt(i);
+                if (c == '%') {
+                    if (i + 2 >= length || !isHexDigit(value.charAt(i + 1)) || !isHexDigit(value.charAt(i + 2))) return false;
+                    i += 2;
+                } else if (!isRegNameChar(c)) {
+                    return false;
+                }
+            }
+        }
+        if (i == length) return true;
+        if (value.charAt(i) != ':' || length - i - 1 > 5) return false;
+        for (i++; i < length; i++) {
+            char c = value.charAt(i);
+            if (c < '0' || c > '9') return false;
+        }
+        return true;
+    }
+
+    private static boolean isHexDigit(char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    }
+
+    /** RFC 3986 unreserved and sub-delims. */
+    private static boolean isRegNameChar(char c) {
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+        return switch (c) {
+            case '-', '.', '_', '~', '!', '$', '&', '\'', '(', ')', '*', '+', ',', ';', '=' -> true;
+            default -> false;
+        };
+    }
 }

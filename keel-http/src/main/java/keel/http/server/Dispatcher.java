@@ -33,9 +33,11 @@ import java.util.function.Consumer;
 /**
  * Routes a request and runs its handler under the route's {@link Execution}. The answer goes to a
  * callback exactly once, on whatever thread produced it; the transport moves it to the connection's
- * own thread. Every pool is bounded and refuses at once with 503 when full. Content codings are
- * handled here for both transports: a request body's before the handler runs ({@link RequestCoding}),
- * a handler's answer as it leaves the handler, on its thread ({@link ResponseCompression}).
+ * own thread. Every pool is bounded and refuses at once with 503 when full. Every 503, its own or a
+ * handler's, is reported to the observer with its {@link ServerObserver.Rejection reason}. Content
+ * codings are handled here for both transports: a request body's before the handler runs
+ * ({@link RequestCoding}), a handler's answer as it leaves the handler, on its thread
+ * ({@link ResponseCompression}).
  */
 final class Dispatcher implements AutoCloseable {
     private static final Log LOG = Log.of(Dispatcher.class);
@@ -120,6 +122,7 @@ final class Dispatcher implements AutoCloseable {
             return answer.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            rejected(ServerObserver.Rejection.SHUTTING_DOWN);
             return Responses.overloaded("server is stopping");
         } catch (ExecutionException e) {
             return Responses.forException(e, request); // not reached: invoke always completes normally
@@ -283,12 +286,22 @@ final class Dispatcher implements AutoCloseable {
     }
 
     private void reject(ServerObserver.Rejection reason, String text, Consumer<Response> done) {
+        rejected(reason);
+        done.accept(Responses.overloaded(text));
+    }
+
+    private void rejected(ServerObserver.Rejection reason) {
         try {
             observer.onRejected(reason);
         } catch (RuntimeException e) {
             LOG.warn("observer_failed", e, "event", "rejected");
         }
-        done.accept(Responses.overloaded(text));
+    }
+
+    /** Hands on what the handler answered; a 503 it chose itself is counted as such. */
+    private void answer(Consumer<Response> done, Response response) {
+        if (response.status() == 503) rejected(ServerObserver.Rejection.HANDLER);
+        done.accept(response);
     }
 
     private static Consumer<Response> releasing(Semaphore permits, Consumer<Response> done) {
@@ -336,8 +349,8 @@ final class Dispatcher implements AutoCloseable {
      * The answer is compressed (when it qualifies) before it reaches {@code done}, on the thread that
      * produced it: for the worker pool, before the worker's place goes back.
      */
-    private void invoke(Route route, Request request, Consumer<Response> answer) {
-        Consumer<Response> done = compression.before(request, answer);
+    private void invoke(Route route, Request request, Consumer<Response> reply) {
+        Consumer<Response> done = compression.before(request, reply);
         switch (route.endpoint()) {
             case Route.Sync sync -> {
                 Response response;
@@ -347,7 +360,7 @@ final class Dispatcher implements AutoCloseable {
                 } catch (Throwable failure) {
                     response = Responses.forException(failure, request);
                 }
-                done.accept(response);
+                answer(done, response);
             }
             case Route.WebSocket webSocket -> done.accept(Responses.error(501,
                     "WebSocket routes need the nio transport (server.transport: nio)"));
@@ -357,13 +370,13 @@ final class Dispatcher implements AutoCloseable {
                     stage = async.handler().handle(request);
                     if (stage == null) throw new IllegalStateException("async handler returned null");
                 } catch (Throwable failure) {
-                    done.accept(Responses.forException(failure, request));
+                    answer(done, Responses.forException(failure, request));
                     return;
                 }
                 stage.whenComplete((response, failure) -> {
-                    if (failure != null) done.accept(Responses.forException(failure, request));
-                    else if (response == null) done.accept(Responses.forException(new IllegalStateException("async handler completed with null"), request));
-                    else done.accept(response);
+                    if (failure != null) answer(done, Responses.forException(failure, request));
+                    else if (response == null) answer(done, Responses.forException(new IllegalStateException("async handler completed with null"), request));
+                    else answer(done, response);
                 });
             }
         }

@@ -35,7 +35,7 @@ final class ServerContext {
         Http1Writer.prepare();
         if (dispatcher.routes().routes().stream().anyMatch(route -> route.endpoint() instanceof Route.WebSocket)) WsHandshake.prepare();
         this.webSocketSettings = new WsConnection.Settings(options.webSocket(), options.waterMarks().high(),
-                options.waterMarks().low());
+                options.waterMarks().low(), observer.webSockets());
     }
 
     /**

@@ -2,6 +2,7 @@ package keel.http.server;
 
 import keel.core.guard.BlockedLoop;
 import keel.core.net.ChannelObserver;
+import keel.http.ws.WsObserver;
 
 /**
  * Hears what a running server does, for metrics. Methods run on the thread where the event happens
@@ -12,9 +13,11 @@ public interface ServerObserver extends ChannelObserver {
     ServerObserver NONE = new ServerObserver() {
     };
 
-    /** Why a request or connection was refused with 503. */
+    /** Why a request or connection was answered 503: every 503 the server writes is reported with one. */
     enum Rejection {
-        WORKER_POOL_FULL, VIRTUAL_THREAD_LIMIT, ROUTE_LIMIT, CONNECTION_LIMIT, BLOCKING_THREADS_BUSY, SHUTTING_DOWN;
+        WORKER_POOL_FULL, VIRTUAL_THREAD_LIMIT, ROUTE_LIMIT, CONNECTION_LIMIT, BLOCKING_THREADS_BUSY, SHUTTING_DOWN,
+        /** The route's handler answered 503 itself (a gateway without its broker, a health check that is down). */
+        HANDLER;
 
         /** The label value: {@code worker_pool_full}, … */
         public String label() {
@@ -42,7 +45,13 @@ public interface ServerObserver extends ChannelObserver {
     default void onResponse(String method, String route, int status, long nanos) {
     }
 
+    /** A 503 went (or goes) to a client, for {@code reason}. */
     default void onRejected(Rejection reason) {
+    }
+
+    /** What hears the server's WebSocket sessions; asked once, as the server starts. */
+    default WsObserver webSockets() {
+        return WsObserver.NONE;
     }
 
     /** The watchdog caught a loop stuck; {@code route} is the route it was running, or null. */

@@ -38,8 +38,12 @@ public final class WsConnection implements Protocol {
     private static final Log LOG = Log.of(WsConnection.class);
     private static final byte[] EMPTY = new byte[0];
 
-    /** The knobs one session uses: its options, and the water marks of its queued sends. */
-    public record Settings(WsOptions options, int highWaterMark, int lowWaterMark) {
+    /** The knobs one session uses: its options, the water marks of its queued sends, and what hears it. */
+    public record Settings(WsOptions options, int highWaterMark, int lowWaterMark, WsObserver observer) {
+        /** Settings no one observes. */
+        public Settings(WsOptions options, int highWaterMark, int lowWaterMark) {
+            this(options, highWaterMark, lowWaterMark, WsObserver.NONE);
+        }
     }
 
     /** What the handshake produced: the listener, where it runs, and what the session reports. */
@@ -55,6 +59,8 @@ public final class WsConnection implements Protocol {
     private final Binding binding;
     private final FrameDecoder decoder;
     private final Runnable onClosed;
+    private final WsObserver observer;
+    private final boolean observing;
     private Channel channel;
     private EventLoop loop;
     private Outbound output;
@@ -70,6 +76,9 @@ public final class WsConnection implements Protocol {
     private boolean reading = true;
     private boolean inputEnded;
     private boolean closeReported;
+    /** The code the listener's onClose got (or gets), for the observer. */
+    private int closeCode = WsClose.ABNORMAL;
+    private boolean reportedOpen;
     private boolean reportedWritable = true;
     private Timer closeTimer;
 
@@ -80,6 +89,8 @@ public final class WsConnection implements Protocol {
         this.settings = settings;
         this.maskKeys = maskKeys;
         this.onClosed = onClosed;
+        this.observer = settings.observer();
+        this.observing = observer != WsObserver.NONE;
         WsOptions options = settings.options();
         this.decoder = new FrameDecoder(maskKeys == null, options.maxFrameSize(), options.maxMessageSize());
     }
@@ -115,6 +126,8 @@ public final class WsConnection implements Protocol {
     @Override
     public void onOpen(Channel open) {
         assert loop.inEventLoop();
+        reportedOpen = true;
+        observer.onSessionOpened();
         inbox.deliver(event(l -> l.onOpen(session)), 0);
         keepAlive.start();
         afterWrite();
@@ -167,6 +180,7 @@ public final class WsConnection implements Protocol {
         session.stopSends();
         session.failOutbox(closed);
         endWithoutHandshake("the connection closed without a close handshake");
+        if (reportedOpen) observer.onSessionClosed(closeCode);
         onClosed.run();
     }
 
@@ -198,8 +212,14 @@ public final class WsConnection implements Protocol {
 
     private void onDecoded(Decoded decoded) {
         switch (decoded) {
-            case Decoded.Text text -> inbox.deliver(event(l -> l.onText(session, text.text())), text.text().length() * 2);
-            case Decoded.Binary binary -> inbox.deliver(event(l -> l.onBinary(session, binary.data())), binary.data().length);
+            case Decoded.Text text -> {
+                if (observing) observer.onMessageReceived(utf8Length(text.text()));
+                inbox.deliver(event(l -> l.onText(session, text.text())), text.text().length() * 2);
+            }
+            case Decoded.Binary binary -> {
+                if (observing) observer.onMessageReceived(binary.data().length);
+                inbox.deliver(event(l -> l.onBinary(session, binary.data())), binary.data().length);
+            }
             case Decoded.Ping ping -> {
                 if (state == State.OPEN) output.writeControl(FrameDecoder.PONG, ping.data()); // RFC 6455 §5.5.2
                 inbox.deliver(event(l -> l.onPing(session, ping.data())), ping.data().length);
@@ -243,6 +263,7 @@ public final class WsConnection implements Protocol {
         moveTo(State.CLOSE_RECEIVED);
         startCloseTimer();
         closeReported = true;
+        closeCode = code;
         Runnable onClose = event(l -> l.onClose(session, code, reason));
         inbox.deliver(() -> {
             onClose.run();
@@ -315,6 +336,7 @@ public final class WsConnection implements Protocol {
     private void reportClose(int code, String reason) {
         if (closeReported) return;
         closeReported = true;
+        closeCode = code;
         inbox.deliver(event(l -> l.onClose(session, code, reason)), 0);
     }
 
@@ -347,6 +369,7 @@ public final class WsConnection implements Protocol {
             }
             output.write(outgoing);
             if (outgoing.opcode() == FrameDecoder.CLOSE) onOwnCloseQueued();
+            else if (isData(outgoing.opcode())) observer.onMessageSent(outgoing.payload().length, outgoing.fin());
         }
     }
 
@@ -414,6 +437,21 @@ public final class WsConnection implements Protocol {
     private void cancelTimers() {
         keepAlive.stop();
         cancel(closeTimer);
+    }
+
+    private static boolean isData(int opcode) {
+        return opcode == FrameDecoder.TEXT || opcode == FrameDecoder.BINARY || opcode == FrameDecoder.CONTINUATION;
+    }
+
+    /** The UTF-8 length of {@code text} without encoding it: for the observer only. */
+    static int utf8Length(String text) {
+        int bytes = text.length();
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c >= 0x800) bytes += Character.isSurrogate(c) ? 1 : 2; // a surrogate pair is 4 bytes, 2 per half
+            else if (c >= 0x80) bytes += 1;
+        }
+        return bytes;
     }
 
     private static void cancel(Timer timer) {
