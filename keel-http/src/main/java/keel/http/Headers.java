@@ -116,6 +116,16 @@ public final class Headers {
         return get(name) != null;
     }
 
+    /** A copy without any field named {@code name} (case-insensitive); this instance when there is none. */
+    public Headers without(String name) {
+        if (!contains(name)) return this;
+        Builder kept = new Builder();
+        for (int i = 0; i < size; i++) {
+            if (!name(i).equalsIgnoreCase(name)) kept.add(name(i), value(i));
+        }
+        return kept.build();
+    }
+
     /** A copy with one more field at the end. */
     public Headers plus(String name, String value) {
         String[] copy = Arrays.copyOf(fields, size * 2 + 2);

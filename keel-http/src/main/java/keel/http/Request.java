@@ -1,5 +1,8 @@
 package keel.http;
 
+import keel.http.codec.GzipDecoder;
+
+import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
@@ -11,7 +14,9 @@ import java.util.Optional;
 
 /**
  * An HTTP request as a plain value: no reference to the connection it came from. The body is read
- * completely (up to the configured limit) before a handler sees the request.
+ * completely (up to the configured limit) before a handler sees the request. A body sent with
+ * {@code Content-Encoding: gzip} is decoded when {@link #body()} is first called, on the thread that
+ * calls it (see {@link #withGzipBody}). A request is used by one thread at a time.
  */
 public final class Request {
     private final String method;
@@ -21,17 +26,22 @@ public final class Request {
     private final boolean http11;
     private final boolean keepAlive;
     private final Headers headers;
+    /** The body as received. */
     private final byte[] body;
+    /** For a gzip body: the most bytes it may decode to; -1 when the body is used as received. */
+    private final long maxDecodedSize;
+    private byte[] decoded;
+    private HttpStatusException undecodable;
     private final Map<String, String> pathParams;
     private final List<X509Certificate> peerCertificates;
     private Map<String, List<String>> queryParams;
 
     public Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body) {
-        this(method, target, http11, keepAlive, headers, body, Map.of(), null);
+        this(method, target, http11, keepAlive, headers, body, -1, Map.of(), null);
     }
 
     private Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body,
-                    Map<String, String> pathParams, List<X509Certificate> peerCertificates) {
+                    long maxDecodedSize, Map<String, String> pathParams, List<X509Certificate> peerCertificates) {
         this.method = method;
         this.target = target;
         int question = target.indexOf('?');
@@ -41,13 +51,15 @@ public final class Request {
         this.keepAlive = keepAlive;
         this.headers = headers;
         this.body = body;
+        this.maxDecodedSize = maxDecodedSize;
         this.pathParams = pathParams;
         this.peerCertificates = peerCertificates;
     }
 
     /** A copy carrying the path parameters the router extracted. */
     public Request withPathParams(Map<String, String> params) {
-        return params.isEmpty() ? this : new Request(method, target, http11, keepAlive, headers, body, Map.copyOf(params), peerCertificates);
+        return params.isEmpty() ? this
+                : new Request(method, target, http11, keepAlive, headers, body, maxDecodedSize, Map.copyOf(params), peerCertificates);
     }
 
     /**
@@ -56,7 +68,23 @@ public final class Request {
      */
     public Request withPeerCertificates(List<X509Certificate> certificates) {
         List<X509Certificate> chain = certificates == null || certificates.isEmpty() ? null : List.copyOf(certificates);
-        return new Request(method, target, http11, keepAlive, headers, body, pathParams, chain);
+        return new Request(method, target, http11, keepAlive, headers, body, maxDecodedSize, pathParams, chain);
+    }
+
+    /**
+     * A copy whose {@link #body()} is this body gzip-decoded, at most {@code maxDecodedSize} bytes. The
+     * decoding happens on the first {@code body()} call, on the calling thread (a handler off the event
+     * loop decodes off the loop; a handler that never reads the body never pays for it), into a buffer
+     * that stops at the limit: past it {@code body()} throws {@link HttpStatusException} 413, and for
+     * data that is not valid gzip 400. The copy's headers drop {@code Content-Encoding} and
+     * {@code Content-Length}, which describe the encoded body. The server's transports set this up.
+     */
+    public Request withGzipBody(long maxDecodedSize) {
+        if (maxDecodedSize < 0 || maxDecodedSize > Integer.MAX_VALUE - 16) {
+            throw new IllegalArgumentException("maxDecodedSize must be in 0.." + (Integer.MAX_VALUE - 16));
+        }
+        Headers decodedHeaders = headers.without("Content-Encoding").without("Content-Length");
+        return new Request(method, target, http11, keepAlive, decodedHeaders, body, maxDecodedSize, pathParams, peerCertificates);
     }
 
     public String method() {
@@ -95,8 +123,26 @@ public final class Request {
         return headers.get(name);
     }
 
+    /**
+     * The body: as received, or for a gzip body ({@link #withGzipBody}) decoded on the first call.
+     *
+     * @throws HttpStatusException 413 when a gzip body decodes past its limit, 400 when it is not valid gzip
+     */
     public byte[] body() {
-        return body;
+        if (maxDecodedSize < 0) return body;
+        if (decoded == null && undecodable == null) decodeBody();
+        if (undecodable != null) throw undecodable;
+        return decoded;
+    }
+
+    private void decodeBody() {
+        try {
+            decoded = GzipDecoder.decode(body, (int) maxDecodedSize);
+        } catch (GzipDecoder.TooLargeException e) {
+            undecodable = new HttpStatusException(413, "request body larger than " + maxDecodedSize + " bytes once decoded");
+        } catch (IOException e) {
+            undecodable = new HttpStatusException(400, "invalid gzip request body: " + e.getMessage());
+        }
     }
 
     public String bodyText() {

@@ -2,9 +2,13 @@ package keel.http.client;
 
 import keel.core.loop.EventLoop;
 
+import keel.http.codec.GzipDecoder;
+
 import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.concurrent.Flow;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.zip.ZipException;
 
 /**
  * A response body as it is read ({@link HttpClient#streamAsync}): a {@link Flow.Publisher} of byte
@@ -12,13 +16,25 @@ import java.util.concurrent.RejectedExecutionException;
  * slow subscriber slows the server down through TCP flow control instead of filling memory: at most
  * one read buffer plus the parts of one read wait here.
  *
+ * <p>A gzip body the client decodes is decoded here, on demand: the parts wait as they arrived, and
+ * each item delivered is at most {@value #PIECE} decoded bytes, so a body that inflates a
+ * thousandfold costs no more memory than one that does not; it only takes longer to read.
+ *
  * <p>The subscriber's methods run on the client's event loop and must not block. {@code request}
  * and {@code cancel} may be called from any thread. Cancelling before the end closes the connection.
  */
 final class BodyPublisher implements Flow.Publisher<byte[]>, Flow.Subscription {
+    private static final int PIECE = 16 * 1024;
+
     private final ClientConnection connection;
     private final EventLoop loop;
     private final ArrayDeque<byte[]> parts = new ArrayDeque<>();
+    /** Decodes a gzip body, or null: the parts go out as they arrived. */
+    private final GzipDecoder gzip;
+    /** True once the decoder gave all it could from the parts that arrived (always true without one). */
+    private boolean decoderDrained = true;
+    /** Where the decoder writes the next piece. */
+    private byte[] piece;
     private Flow.Subscriber<? super byte[]> subscriber;
     private boolean subscribed;
     private long demand;
@@ -26,9 +42,11 @@ final class BodyPublisher implements Flow.Publisher<byte[]>, Flow.Subscription {
     private Throwable failure;
     private boolean finished;
 
-    BodyPublisher(ClientConnection connection) {
+    /** {@code gzip}: decode the body, which arrives gzip-encoded. */
+    BodyPublisher(ClientConnection connection, boolean gzip) {
         this.connection = connection;
         this.loop = connection.loop();
+        this.gzip = gzip ? new GzipDecoder() : null;
     }
 
     @Override
@@ -62,14 +80,13 @@ final class BodyPublisher implements Flow.Publisher<byte[]>, Flow.Subscription {
             if (n <= 0) {
                 // Reactive Streams §3.9.
                 failure = new IllegalArgumentException("request(" + n + "): demand must be positive");
-                parts.clear();
                 abandonConnection();
                 drain();
                 return;
             }
             demand = demand + n < 0 ? Long.MAX_VALUE : demand + n;
             drain();
-            if (parts.isEmpty()) connection.resumeReading();
+            if (parts.isEmpty() && decoderDrained) connection.resumeReading();
         });
     }
 
@@ -77,8 +94,7 @@ final class BodyPublisher implements Flow.Publisher<byte[]>, Flow.Subscription {
     public void cancel() {
         onLoop(() -> {
             if (finished) return;
-            finished = true;
-            parts.clear();
+            finish();
             subscriber = null;
             abandonConnection();
         });
@@ -114,19 +130,59 @@ final class BodyPublisher implements Flow.Publisher<byte[]>, Flow.Subscription {
 
     private void drain() {
         if (finished || subscriber == null) return;
-        while (demand > 0 && !parts.isEmpty()) {
+        while (demand > 0 && failure == null) {
+            byte[] next = nextItem();
+            if (next == null) break;
             demand--;
-            subscriber.onNext(parts.pollFirst());
+            subscriber.onNext(next);
             if (finished) return;
         }
+        if (finished) return; // a decoding failure already ended the body (it fails the connection, which reports back here)
+        if (failure == null && complete && parts.isEmpty() && decoderDrained && gzip != null && !gzip.isComplete()) {
+            failure = new HttpClientException("gzip response body cut short");
+        }
         if (failure != null) {
-            finished = true;
-            parts.clear();
+            finish();
             subscriber.onError(failure);
-        } else if (complete && parts.isEmpty()) {
-            finished = true;
+        } else if (complete && parts.isEmpty() && decoderDrained) {
+            finish();
             subscriber.onComplete();
         }
+    }
+
+    /** The next item to deliver: a part as it arrived, or the next piece of the decoded body; null when none is ready. */
+    private byte[] nextItem() {
+        if (gzip == null) return parts.pollFirst();
+        if (piece == null) piece = new byte[PIECE];
+        try {
+            while (true) {
+                int n = gzip.read(piece, 0, PIECE);
+                if (n > 0) {
+                    decoderDrained = false;
+                    if (n < PIECE) return Arrays.copyOf(piece, n);
+                    byte[] full = piece;
+                    piece = null; // handed over whole: the next piece gets a new array
+                    return full;
+                }
+                byte[] part = parts.pollFirst();
+                if (part == null) {
+                    decoderDrained = true;
+                    return null;
+                }
+                gzip.feed(part, 0, part.length);
+            }
+        } catch (ZipException e) {
+            failure = new HttpClientException("invalid gzip response body: " + e.getMessage(), e);
+            abandonConnection();
+            return null;
+        }
+    }
+
+    /** Nothing more goes to the subscriber: the parts and the decoder's memory are released. */
+    private void finish() {
+        finished = true;
+        parts.clear();
+        if (gzip != null) gzip.close();
     }
 
     /** Runs {@code action} on the loop; false (and the socket closed) when the loop has stopped. */

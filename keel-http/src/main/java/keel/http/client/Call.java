@@ -5,13 +5,16 @@ import keel.core.loop.EventLoop;
 import keel.core.loop.Timer;
 import keel.http.Headers;
 import keel.http.Response;
+import keel.http.codec.GzipDecoder;
 import keel.http.codec.ResponseEvent;
 
 import java.net.URI;
 import java.time.Duration;
-import java.util.Arrays;
+import java.io.IOException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.zip.ZipException;
 
 /**
  * One {@link HttpClient} call on one event loop: its attempts, the retries between them (on the loop's
@@ -28,7 +31,6 @@ import java.util.concurrent.TimeUnit;
  */
 final class Call {
     private static final Log LOG = Log.of(Call.class);
-    private static final int INITIAL_BODY_CAPACITY = 16 * 1024;
 
     private final LoopPools home;
     private final EventLoop loop;
@@ -215,8 +217,9 @@ final class Call {
         /** No connection could be made for this attempt (resolve, connect or TLS handshake failed). */
         private boolean connectFailed;
         private ResponseEvent.Head head;
-        private byte[] body;
-        private int bodyLength;
+        /** The response's fields as the caller sees them: without the content coding the client decoded. */
+        private Headers headers;
+        private WholeBody body;
         private BodyPublisher publisher;
 
         void start() {
@@ -269,18 +272,31 @@ final class Call {
         void onHead(ResponseEvent.Head head, ClientConnection connection) {
             this.head = head;
             if (responseTimer != null) responseTimer.cancel();
+            boolean gzip = decodesGzip(head);
+            headers = gzip ? head.headers().without("Content-Encoding").without("Content-Length") : head.headers();
             if (head.status() == 101) {
                 // The client never asks to switch protocols: what follows is not HTTP.
                 connection.fail(new HttpClientException("unexpected 101 Switching Protocols from " + pool.name()));
             } else if (streaming) {
-                publisher = new BodyPublisher(connection);
-                onAttemptEnded(Response.of(head.status(), head.headers(), publisher), null, false, reused);
+                publisher = new BodyPublisher(connection, gzip);
+                onAttemptEnded(Response.of(head.status(), headers, publisher), null, false, reused);
             } else if (head.bodyLength() > home.options().maxResponseBodySize()) {
                 connection.fail(tooLarge());
             } else {
-                long expected = head.bodyLength() >= 0 ? head.bodyLength() : INITIAL_BODY_CAPACITY;
-                body = new byte[(int) Math.min(expected, INITIAL_BODY_CAPACITY)];
+                body = new WholeBody(home.options().maxResponseBodySize(), head.bodyLength(), gzip);
             }
+        }
+
+        /**
+         * A gzip body the client asked for itself ({@link RequestEncoder#asksForGzip}) is decoded; a
+         * request with its own {@code Accept-Encoding}, or any other coding, gets the body as sent.
+         */
+        private boolean decodesGzip(ResponseEvent.Head head) {
+            if (head.bodyLength() == 0 || !RequestEncoder.asksForGzip(request)) return false;
+            List<String> codings = head.headers().all("Content-Encoding");
+            if (codings.size() != 1) return false;
+            String coding = codings.getFirst().strip();
+            return coding.equalsIgnoreCase("gzip") || coding.equalsIgnoreCase("x-gzip");
         }
 
         void onBody(byte[] bytes) {
@@ -288,14 +304,13 @@ final class Call {
                 publisher.push(bytes);
                 return;
             }
-            long needed = (long) bodyLength + bytes.length;
-            if (needed > home.options().maxResponseBodySize()) {
+            try {
+                body.add(bytes);
+            } catch (GzipDecoder.TooLargeException e) {
                 connection.fail(tooLarge());
-                return;
+            } catch (IOException e) {
+                connection.fail(invalidGzip(e));
             }
-            if (needed > body.length) body = Arrays.copyOf(body, (int) Math.min(Math.max(needed, body.length * 2L), home.options().maxResponseBodySize()));
-            System.arraycopy(bytes, 0, body, bodyLength, bytes.length);
-            bodyLength += bytes.length;
         }
 
         void onEnd() {
@@ -304,8 +319,11 @@ final class Call {
                 end(null, null, false);
                 return;
             }
-            byte[] bytes = bodyLength == body.length ? body : Arrays.copyOf(body, bodyLength);
-            end(Response.of(head.status(), head.headers(), bytes), null, false);
+            try {
+                end(Response.of(head.status(), headers, body.finish()), null, false);
+            } catch (ZipException e) {
+                end(null, invalidGzip(e), false);
+            }
         }
 
         void onFailed(Throwable failure, boolean beforeResponse) {
@@ -330,7 +348,11 @@ final class Call {
 
         private HttpClientException tooLarge() {
             return new HttpClientException("response body larger than " + home.options().maxResponseBodySize()
-                    + " bytes (max-response-body-size): " + request);
+                    + " bytes (max-response-body-size" + (body != null && body.isGzip() ? ", decoded" : "") + "): " + request);
+        }
+
+        private HttpClientException invalidGzip(IOException cause) {
+            return new HttpClientException("invalid gzip response body from " + pool.name() + ": " + cause.getMessage(), cause);
         }
 
         /**
@@ -341,6 +363,7 @@ final class Call {
             if (ended) return;
             ended = true;
             if (responseTimer != null) responseTimer.cancel();
+            if (body != null) body.close();
             if (publisher != null) {
                 if (deadline != null) deadline.cancel();
                 return;

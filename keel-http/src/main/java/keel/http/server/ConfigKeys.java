@@ -124,7 +124,15 @@ public final class ConfigKeys {
                     o -> o.tls().clientAuth().name().toLowerCase(java.util.Locale.ROOT),
                     (b, v) -> b.tlsClientAuth(ConfigValues.word(v, keel.core.tls.ClientAuth.class))),
             key("server.tls.client-trust", "--tls-client-trust", "PEM certificates of the CAs that sign client certificates (with want or need)",
-                    o -> ConfigValues.path(o.tls().clientTrust()), (b, v) -> b.tlsClientTrust(ConfigValues.path(v))));
+                    o -> ConfigValues.path(o.tls().clientTrust()), (b, v) -> b.tlsClientTrust(ConfigValues.path(v))),
+            key("compression.enabled", "--compression", "gzip response bodies for clients that accept it: true or false",
+                    o -> "" + o.compression().enabled(), (b, v) -> b.compressionEnabled(ConfigValues.bool(v))),
+            key("compression.min-size", "--compression-min-size", "a fixed response body shorter than this is sent uncompressed",
+                    o -> ConfigValues.size(o.compression().minSize()), (b, v) -> b.compressionMinSize((int) ConfigValues.size(v, 0, MAX_BODY))),
+            key("compression.level", "--compression-level", "gzip level: 1 (fastest) to 9 (smallest)",
+                    o -> "" + o.compression().level(), (b, v) -> b.compressionLevel(ConfigValues.integer(v, 1, 9))),
+            key("compression.types", "--compression-types", "media types compressed, comma-separated: type/subtype, type/* or type/*+suffix",
+                    o -> ConfigValues.list(o.compression().types()), (b, v) -> b.compressionTypes(ConfigValues.list(v))));
 
     private ConfigKeys() {
     }

@@ -35,7 +35,10 @@ import java.util.function.Consumer;
  * Routes a request and runs its handler under the route's {@link Execution}. The answer goes to a
  * callback exactly once, on whatever thread produced it; the transport moves it to the connection's
  * own thread. Every pool is bounded and refuses at once with 503 when full. Every 503, its own or a
- * handler's, is reported to the observer with its {@link ServerObserver.Rejection reason}.
+ * handler's, is reported to the observer with its {@link ServerObserver.Rejection reason}. Content
+ * codings are handled here for both transports: a request body's before the handler runs
+ * ({@link RequestCoding}), a handler's answer as it leaves the handler, on its thread
+ * ({@link ResponseCompression}).
  */
 final class Dispatcher implements AutoCloseable {
     private static final Log LOG = Log.of(Dispatcher.class);
@@ -44,6 +47,8 @@ final class Dispatcher implements AutoCloseable {
     private final WsOptions webSocketOptions;
     private final ServerObserver observer;
     private final boolean observing;
+    private final ResponseCompression compression;
+    private final long maxBodySize;
     private final ThreadPoolExecutor workers;
     /**
      * Admission to the worker pool: one permit per thread plus one per queue slot, held from the
@@ -69,6 +74,8 @@ final class Dispatcher implements AutoCloseable {
         this.webSocketOptions = options.webSocket();
         this.observer = observer;
         this.observing = observer != ServerObserver.NONE;
+        this.compression = new ResponseCompression(options.compression());
+        this.maxBodySize = options.limits().maxBodySize();
         int threads = options.pools().workerThreads();
         int admitted = threads + options.pools().workerQueue();
         this.workerPermits = new Semaphore(admitted);
@@ -145,6 +152,11 @@ final class Dispatcher implements AutoCloseable {
                     upgrade(route, webSocket.endpoint(), request.withPathParams(found.pathParams()), answer, upgradable, start);
                     return;
                 }
+                String unsupportedCoding = RequestCoding.unsupported(request);
+                if (unsupportedCoding != null) {
+                    answer.accept(Responses.unsupportedContentCoding(unsupportedCoding));
+                    return;
+                }
                 Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
                 if (limit != null) {
                     if (!limit.tryAcquire()) {
@@ -153,7 +165,7 @@ final class Dispatcher implements AutoCloseable {
                     }
                     answer = releasing(limit, answer);
                 }
-                Request routed = request.withPathParams(found.pathParams());
+                Request routed = RequestCoding.decoding(request.withPathParams(found.pathParams()), maxBodySize);
                 if (onCallingThread) invoke(route, routed, answer);
                 else run(route, routed, answer, loop);
             }
@@ -336,8 +348,13 @@ final class Dispatcher implements AutoCloseable {
         return virtualThreadLimit - virtualPermits.availablePermits();
     }
 
-    /** Calls the handler here; failures of any kind become a response, so {@code done} always runs once. */
-    private void invoke(Route route, Request request, Consumer<Response> done) {
+    /**
+     * Calls the handler here; failures of any kind become a response, so {@code done} always runs once.
+     * The answer is compressed (when it qualifies) before it reaches {@code done}, on the thread that
+     * produced it: for the worker pool, before the worker's place goes back.
+     */
+    private void invoke(Route route, Request request, Consumer<Response> reply) {
+        Consumer<Response> done = compression.before(request, reply);
         switch (route.endpoint()) {
             case Route.Sync sync -> {
                 Response response;

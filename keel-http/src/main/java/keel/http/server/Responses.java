@@ -27,6 +27,11 @@ final class Responses {
         return error(405, "method not allowed").header("Allow", String.join(", ", allowed));
     }
 
+    /** RFC 9110 §15.5.16: a body in a content coding Keel cannot decode; {@code Accept-Encoding} names the one it can. */
+    static Response unsupportedContentCoding(String coding) {
+        return error(415, "unsupported content coding: " + coding).header("Accept-Encoding", "gzip");
+    }
+
     /** A fast refusal under load: the client may retry after a second. */
     static Response overloaded(String reason) {
         return error(503, reason).header("Retry-After", "1");

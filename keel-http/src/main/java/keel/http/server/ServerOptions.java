@@ -22,12 +22,13 @@ import java.util.Objects;
  * @param threads   thread kind of the blocking transport
  * @param webSocket the limits and timeouts of WebSocket sessions (nio transport; see {@link WsOptions})
  * @param tls       https: the key material and handshake settings; {@link Tls#enabled() disabled} by default
+ * @param compression gzip of response bodies the client accepts ({@link Compression})
  * @param warmup    run the hot paths (JIT), loops, buffer pools and the resolver before the port opens
  *                  ({@link HttpServer#warmup})
  */
 public record ServerOptions(String host, int port, Transport transport, Execution execution, Threads threads,
                             Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks, Guard guard,
-                            WsOptions webSocket, Tls tls, boolean warmup) {
+                            WsOptions webSocket, Tls tls, Compression compression, boolean warmup) {
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
@@ -37,6 +38,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         Objects.requireNonNull(guard, "guard");
         Objects.requireNonNull(webSocket, "webSocket");
         Objects.requireNonNull(tls, "tls");
+        Objects.requireNonNull(compression, "compression");
         if (port < 0 || port > 65_535) throw new IllegalArgumentException("port must be in 0..65535: " + port);
     }
 
@@ -196,6 +198,47 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         }
     }
 
+    /**
+     * gzip of response bodies (RFC 9110 §8.4.1.3), on both transports. A body is compressed when the
+     * request's {@code Accept-Encoding} prefers gzip, its {@code Content-Type} is one of {@code types},
+     * the response has no {@code Content-Encoding} of its own and its status carries a body (not 204,
+     * 206 or 304). A fixed body also needs {@code minSize} bytes and must come out smaller; a streamed
+     * body is compressed item by item, each flushed at once. Responses that qualify carry
+     * {@code Vary: Accept-Encoding} whether or not this client asked.
+     *
+     * @param enabled false sends every body as the handler made it
+     * @param minSize a fixed body shorter than this is sent as it is
+     * @param level   the deflate level: 1 (fastest) to 9 (smallest)
+     * @param types   the media types compressed: {@code type/subtype}, {@code type/*} or
+     *                {@code type/*+suffix} (compared without case and parameters)
+     */
+    public record Compression(boolean enabled, int minSize, int level, List<String> types) {
+        /** Text, JSON, JavaScript, XML and SVG: types that compress well. */
+        public static final List<String> DEFAULT_TYPES = List.of("text/*", "application/json", "application/*+json",
+                "application/javascript", "application/xml", "application/*+xml", "image/svg+xml");
+
+        public Compression {
+            if (minSize < 0) throw new IllegalArgumentException("compression.min-size must be >= 0: " + minSize);
+            if (level < 1 || level > 9) throw new IllegalArgumentException("compression.level must be in 1..9: " + level);
+            types = types.stream().map(type -> checkMediaRange(type.strip().toLowerCase(java.util.Locale.ROOT))).toList();
+        }
+
+        private static String checkMediaRange(String range) {
+            int slash = range.indexOf('/');
+            String type = slash < 0 ? "" : range.substring(0, slash);
+            String subtype = slash < 0 ? "" : range.substring(slash + 1);
+            boolean valid = isToken(type) && (subtype.equals("*") || isToken(subtype)
+                    || (subtype.startsWith("*+") && isToken(subtype.substring(2))));
+            if (!valid) throw new IllegalArgumentException("compression.types: expected type/subtype, type/* or type/*+suffix: " + range);
+            return range;
+        }
+
+        /** A token of RFC 9110 §5.6.2 without '*', which stands for "any" here. */
+        private static boolean isToken(String text) {
+            return !text.isEmpty() && text.chars().allMatch(c -> c > ' ' && c < 0x7f && c != '*' && "\"(),/:;<=>?@[\\]{}".indexOf(c) < 0);
+        }
+    }
+
     public static ServerOptions defaults() {
         return builder().build();
     }
@@ -250,6 +293,10 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.tlsHandshakeTimeout = tls.handshakeTimeout();
         b.tlsClientAuth = tls.clientAuth();
         b.tlsClientTrust = tls.clientTrust();
+        b.compressionEnabled = compression.enabled();
+        b.compressionMinSize = compression.minSize();
+        b.compressionLevel = compression.level();
+        b.compressionTypes = compression.types();
         b.warmup = warmup;
         return b;
     }
@@ -300,6 +347,10 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         private Duration tlsHandshakeTimeout = Duration.ofSeconds(10);
         private ClientAuth tlsClientAuth = ClientAuth.NONE;
         private Path tlsClientTrust = null;
+        private boolean compressionEnabled = true;
+        private int compressionMinSize = 1024;
+        private int compressionLevel = 6;
+        private List<String> compressionTypes = Compression.DEFAULT_TYPES;
         private boolean warmup = false;
 
         private Builder() {
@@ -349,6 +400,10 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder tlsHandshakeTimeout(Duration tlsHandshakeTimeout) { this.tlsHandshakeTimeout = tlsHandshakeTimeout; return this; }
         public Builder tlsClientAuth(ClientAuth tlsClientAuth) { this.tlsClientAuth = tlsClientAuth; return this; }
         public Builder tlsClientTrust(Path tlsClientTrust) { this.tlsClientTrust = tlsClientTrust; return this; }
+        public Builder compressionEnabled(boolean compressionEnabled) { this.compressionEnabled = compressionEnabled; return this; }
+        public Builder compressionMinSize(int compressionMinSize) { this.compressionMinSize = compressionMinSize; return this; }
+        public Builder compressionLevel(int compressionLevel) { this.compressionLevel = compressionLevel; return this; }
+        public Builder compressionTypes(List<String> compressionTypes) { this.compressionTypes = compressionTypes; return this; }
         public Builder warmup(boolean warmup) { this.warmup = warmup; return this; }
 
         public ServerOptions build() {
@@ -362,6 +417,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
                             wsCompression, wsContextTakeover, wsCompressionLevel),
                     new Tls(tlsCertificate, tlsPrivateKey, tlsKeystore, tlsKeystorePassword, tlsProtocols, tlsHandshakeTimeout,
                             tlsClientAuth, tlsClientTrust),
+                    new Compression(compressionEnabled, compressionMinSize, compressionLevel, compressionTypes),
                     warmup);
         }
     }

@@ -27,7 +27,7 @@ import javax.net.ssl.SSLContext;
  *
  * <p>It starts a throwaway server on loopback, configured like the real one (same transport,
  * execution, loops), whose routes cover every path a request can take: each execution, sync and
- * async handlers, fixed, JSON and streamed bodies, request bodies, path parameters, 404 and 405. An
+ * async handlers, fixed, JSON and streamed bodies, gzip both ways, request bodies, path parameters, 404 and 405. An
  * {@link HttpClient} sends it requests, a few at a time, until {@code requests} were answered or
  * {@code budget} ran out; then a few hundred requests come one per connection (accept, close and
  * lingering paths), and the server stops. User routes never run: warm-up has no side effects.
@@ -41,6 +41,9 @@ public final class Warmup {
     private static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long MAX_SETTLE_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final byte[] PAYLOAD = "{\"warm\":true,\"items\":[1,2,3]}".getBytes(StandardCharsets.UTF_8);
+    /** Large enough to be compressed (over the default compression.min-size). */
+    private static final byte[] LARGE_PAYLOAD = ("[" + "{\"warm\":true,\"items\":[1,2,3]},".repeat(80) + "{}]").getBytes(StandardCharsets.UTF_8);
+    private static final byte[] GZIP_PAYLOAD = keel.http.codec.GzipEncoder.gzipIfSmaller(LARGE_PAYLOAD, 6);
 
     /** What a warm-up did: requests answered (any status), calls that failed, and how long it took. */
     public record Report(int requests, int failures, Duration took) {
@@ -159,6 +162,7 @@ public final class Warmup {
                 .get("/warmup/param/{id}", request -> Response.ok(request.pathParam("id") + request.queryParam("q").orElse("")))
                 .post("/warmup/echo", request -> Response.bytes(200, "application/json", request.body()))
                 .getAsync("/warmup/async", request -> CompletableFuture.completedFuture(Response.json(PAYLOAD)))
+                .get("/warmup/large", request -> Response.json(LARGE_PAYLOAD))
                 .get("/warmup/stream", request -> Response.stream(200, "application/json", Warmup::publishPayloadTwice));
         router.with(Execution.EVENT_LOOP).get("/warmup/event-loop", request -> Response.ok("loop"));
         router.with(Execution.WORKER_POOL).get("/warmup/worker-pool", request -> Response.ok("worker"));
@@ -172,6 +176,8 @@ public final class Warmup {
                 ClientRequest.get(base + "/warmup/param/7?q=x"),
                 ClientRequest.of("POST", base + "/warmup/echo").body("application/json", PAYLOAD),
                 ClientRequest.get(base + "/warmup/async"),
+                ClientRequest.get(base + "/warmup/large"),
+                ClientRequest.of("POST", base + "/warmup/echo").body("application/json", GZIP_PAYLOAD).header("Content-Encoding", "gzip"),
                 ClientRequest.get(base + "/warmup/stream"),
                 ClientRequest.get(base + "/warmup/event-loop"),
                 ClientRequest.get(base + "/warmup/worker-pool"),

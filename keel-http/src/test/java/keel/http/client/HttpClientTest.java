@@ -107,7 +107,8 @@ class HttpClientTest {
     @Test
     void headResponseHasNoBody() throws Exception {
         try (TestServer server = TestServer.start(routes())) {
-            Response response = client.send(ClientRequest.of("HEAD", server.uri("/large").toString()));
+            // identity: the client asks for gzip by default, and the HEAD answer then announces the compressed length
+            Response response = client.send(ClientRequest.of("HEAD", server.uri("/large").toString()).header("Accept-Encoding", "identity"));
             assertThat(response.status()).isEqualTo(200);
             assertThat(response.headers().get("Content-Length")).isEqualTo(String.valueOf(LARGE.length));
             assertThat(response.body()).isEmpty();
@@ -159,36 +160,11 @@ class HttpClientTest {
             Response response = client.streamAsync(ClientRequest.get(server.uri("/chunked").toString()))
                     .toCompletableFuture().get(5, TimeUnit.SECONDS);
             assertThat(response.isStreamed()).isTrue();
-            ByteArrayOutputStream received = new ByteArrayOutputStream();
-            CompletableFuture<Void> done = new CompletableFuture<>();
             java.util.concurrent.atomic.AtomicLong outstanding = new java.util.concurrent.atomic.AtomicLong();
             List<Long> demandAtEachItem = new java.util.concurrent.CopyOnWriteArrayList<>();
-            response.stream().subscribe(new Flow.Subscriber<>() {
-                Flow.Subscription subscription;
-
-                public void onSubscribe(Flow.Subscription s) {
-                    subscription = s;
-                    outstanding.incrementAndGet();
-                    s.request(1);
-                }
-
-                public void onNext(byte[] item) {
-                    demandAtEachItem.add(outstanding.getAndDecrement());
-                    received.writeBytes(item);
-                    outstanding.incrementAndGet();
-                    subscription.request(1);
-                }
-
-                public void onError(Throwable failure) {
-                    done.completeExceptionally(failure);
-                }
-
-                public void onComplete() {
-                    done.complete(null);
-                }
-            });
-            done.get(10, TimeUnit.SECONDS);
-            assertThat(received.size()).isEqualTo(40 * 7_000);
+            OneAtATime reader = new OneAtATime(outstanding::incrementAndGet, item -> demandAtEachItem.add(outstanding.getAndDecrement()));
+            response.stream().subscribe(reader);
+            assertThat(reader.body.get(10, TimeUnit.SECONDS)).hasSize(40 * 7_000);
             assertThat(demandAtEachItem).as("an item only ever arrives against an outstanding request").allMatch(demand -> demand >= 1);
         }
     }

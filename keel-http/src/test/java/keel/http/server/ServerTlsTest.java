@@ -25,6 +25,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -95,18 +96,9 @@ class ServerTlsTest {
     @EnumSource(Transport.class)
     void curlTrustingTheCaGetsTheResponse(Transport transport) throws Exception {
         try (HttpServer server = start(transport, ServerObserver.NONE, b -> { })) {
-            Process curl;
-            try {
-                curl = new ProcessBuilder("curl", "-sS", "--max-time", "10", "--cacert", TestCertificates.caPem().toString(),
-                        "https://localhost:" + server.port() + "/hello").redirectErrorStream(true).start();
-            } catch (IOException notInstalled) {
-                assumeTrue(false, "curl is not installed");
-                return;
-            }
-            String output = new String(curl.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            assertThat(curl.waitFor(15, TimeUnit.SECONDS)).isTrue();
-            assertThat(curl.exitValue()).as(output).isZero();
-            assertThat(output).isEqualTo("Hello over TLS");
+            Curl.Result curl = Curl.run(List.of("--cacert", TestCertificates.caPem().toString(), "https://localhost:" + server.port() + "/hello"));
+            assertThat(curl.exitCode()).as(curl.output()).isZero();
+            assertThat(curl.output()).isEqualTo("Hello over TLS");
         }
     }
 

@@ -1,0 +1,43 @@
+package keel.http.server;
+
+import keel.http.Request;
+
+import java.util.Locale;
+
+/**
+ * The content coding of a request body (RFC 9110 §8.4): gzip is decoded, lazily, on the thread that
+ * first reads the body ({@link Request#withGzipBody}): a handler off the event loop decodes off the
+ * loop, one that never reads the body never pays, and {@code limits.max-body-size} bounds the decoded
+ * size (413 past it, through the handler's {@link keel.http.HttpStatusException} path). Any other
+ * coding is refused with 415 before the handler runs. A request without a body is never refused: it
+ * has nothing to decode.
+ */
+final class RequestCoding {
+    private RequestCoding() {
+    }
+
+    /** The first content coding of the body Keel cannot decode, or null when it can. */
+    static String unsupported(Request request) {
+        // No body, nothing to decode (body() is the body as received here: decoding is set up after this check).
+        if (request.body().length == 0 || !request.headers().contains("Content-Encoding")) return null;
+        int gzip = 0;
+        for (String value : request.headers().all("Content-Encoding")) {
+            for (String element : value.split(",")) {
+                String coding = element.strip().toLowerCase(Locale.ROOT);
+                if (coding.isEmpty() || coding.equals("identity")) continue;
+                if (!(coding.equals("gzip") || coding.equals("x-gzip")) || ++gzip > 1) return coding;
+            }
+        }
+        return null;
+    }
+
+    /** {@code request}, or for a gzip body a copy that decodes it on first read, to at most {@code maxBodySize} bytes. */
+    static Request decoding(Request request, long maxBodySize) {
+        if (request.body().length == 0 || !request.headers().contains("Content-Encoding")) return request;
+        for (String value : request.headers().all("Content-Encoding")) {
+            String lower = value.toLowerCase(Locale.ROOT);
+            if (lower.contains("gzip")) return request.withGzipBody(maxBodySize);
+        }
+        return request; // identity only
+    }
+}
