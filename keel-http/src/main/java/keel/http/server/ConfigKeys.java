@@ -117,7 +117,15 @@ public final class ConfigKeys {
                     o -> o.tls().clientAuth().name().toLowerCase(java.util.Locale.ROOT),
                     (b, v) -> b.tlsClientAuth(ConfigValues.word(v, keel.core.tls.ClientAuth.class))),
             key("server.tls.client-trust", "--tls-client-trust", "PEM certificates of the CAs that sign client certificates (with want or need)",
-                    o -> ConfigValues.path(o.tls().clientTrust()), (b, v) -> b.tlsClientTrust(ConfigValues.path(v))));
+                    o -> ConfigValues.path(o.tls().clientTrust()), (b, v) -> b.tlsClientTrust(ConfigValues.path(v))),
+            key("log.format", "--log-format", "log lines and access log lines: text (key=value) or json (one object per line)",
+                    o -> o.logging().format().word(), (b, v) -> b.logFormat(ConfigValues.word(v, keel.core.log.LogFormat.class))),
+            key("log.access", "--access-log", "one line per request (method, target, status, bytes, duration, execution, request id): true or false",
+                    o -> "" + o.logging().access(), (b, v) -> b.accessLog(ConfigValues.bool(v))),
+            key("log.access-file", "--access-log-file", "file the access log is appended to (empty: standard output)",
+                    o -> ConfigValues.path(o.logging().accessFile()), (b, v) -> b.accessLogFile(ConfigValues.path(v))),
+            key("log.access-queue", "--access-log-queue", "access log lines waiting for the writer; past it lines are dropped and counted",
+                    o -> "" + o.logging().accessQueue(), (b, v) -> b.accessLogQueue(ConfigValues.integer(v, 1, 1 << 20))));
 
     private ConfigKeys() {
     }
