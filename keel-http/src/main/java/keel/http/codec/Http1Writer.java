@@ -49,7 +49,7 @@ public final class Http1Writer {
      * @param requestId    sent as {@code X-Request-Id} unless the response has one (visible ASCII); null for none
      */
     public static void writeFixed(WriteQueue out, Response response, boolean omitBody, boolean close, boolean http10Client,
-                                  String requestId) {
+                                  CharSequence requestId) {
         byte[] body = response.body();
         if (hasNoBody(response.status())) {
             writeHead(out, response, BodyFraming.NONE, 0, close, http10Client, requestId);
@@ -60,7 +60,7 @@ public final class Http1Writer {
     }
 
     public static void writeHead(WriteQueue out, Response response, BodyFraming framing, long contentLength,
-                                 boolean close, boolean http10Client, String requestId) {
+                                 boolean close, boolean http10Client, CharSequence requestId) {
         out.put(statusLine(response.status()));
         out.put(response.headers().wireBytes(Http1Writer::isFramingField));
         if (requestId != null && !response.headers().contains(REQUEST_ID)) {

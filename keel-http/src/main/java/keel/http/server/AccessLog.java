@@ -5,6 +5,7 @@ import keel.core.log.LogFormat;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -22,10 +23,10 @@ import java.util.concurrent.locks.LockSupport;
  * The access log: one line per request, handed by the connections' threads to one writer thread
  * through a queue bounded by {@code log.access-queue}. {@link #offer} never waits: when the queue is
  * full (the sink is slow, or stuck: a terminal nobody reads) the line is dropped and counted in
- * {@link #dropped()}. The writer formats the lines ({@link AccessEntry}), gathers what arrives within
- * a millisecond into one write, and flushes whenever the queue runs dry; an idle writer sleeps until
- * the next line wakes it. It is a daemon thread, started with the server; {@link #close} (when the
- * server has stopped) writes what is queued, flushes and ends it.
+ * {@link #dropped()}, as are the lines of a write that failed. The writer sleeps until a line wakes
+ * it, lets the lines of the next 2 ms gather, then encodes them all ({@link AccessEntry}) and hands
+ * them to the sink in one write of up to 64 KiB, and flushes. It is a daemon thread, started with the
+ * server; {@link #close} (when the server has stopped) writes what is queued, flushes and ends it.
  */
 final class AccessLog implements AutoCloseable {
     private static final Log LOG = Log.of(AccessLog.class);
@@ -33,8 +34,13 @@ final class AccessLog implements AutoCloseable {
     private static final int BATCH = 256;
     /** Bytes gathered before they go to the sink, so one write stays bounded whatever the lines. */
     private static final int WRITE_SIZE = 64 * 1024;
-    /** How long a writer that just wrote lets the next lines gather: one wake-up per batch, not per line. */
-    private static final long GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * How long the writer lets lines gather once one is queued: one wake-up and one write for all of
+     * them, instead of a wake-up and a system call per line, which on a busy CPU would cost each request
+     * more than its line. Short against what the queue's default bound holds (8 ms of lines at a million
+     * a second), which is the writer's slack when it has to wait for a busy CPU.
+     */
+    private static final long GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final long CLOSE_WAIT_MILLIS = 5_000;
     private static final DateTimeFormatter SECOND = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.");
 
@@ -43,6 +49,7 @@ final class AccessLog implements AutoCloseable {
     private final OutputStream sink;
     private final boolean ownsSink;
     private final String destination;
+    private final long gatherNanos;
     private final RequestIds ids = new RequestIds();
     private final LongAdder dropped = new LongAdder();
     private final Thread writer;
@@ -52,10 +59,12 @@ final class AccessLog implements AutoCloseable {
 
     /**
      * A log writing {@code format} lines to {@code sink} (owned: closed at the end when
-     * {@code ownsSink}); {@code destination} names it in warnings.
+     * {@code ownsSink}), letting them gather for {@code gatherNanos} before a write; {@code destination}
+     * names it in warnings.
      */
-    AccessLog(LogFormat format, int queueSize, OutputStream sink, boolean ownsSink, String destination) {
+    AccessLog(LogFormat format, int queueSize, OutputStream sink, boolean ownsSink, String destination, long gatherNanos) {
         this.format = format;
+        this.gatherNanos = gatherNanos;
         this.queue = new ArrayBlockingQueue<>(queueSize);
         this.sink = sink;
         this.ownsSink = ownsSink;
@@ -71,24 +80,24 @@ final class AccessLog implements AutoCloseable {
     static AccessLog open(ServerOptions.Logging options) throws IOException {
         if (!options.access()) return null;
         Path file = options.accessFile();
-        if (file == null) return new AccessLog(options.format(), options.accessQueue(), System.out, false, "standard output");
+        if (file == null) return new AccessLog(options.format(), options.accessQueue(), System.out, false, "standard output", GATHER_NANOS);
         OutputStream out;
         try {
             out = Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
         } catch (IOException e) {
             throw new IOException("cannot open the access log file " + file + " (log.access-file): " + e.getMessage(), e);
         }
-        return new AccessLog(options.format(), options.accessQueue(), out, true, file.toString());
+        return new AccessLog(options.format(), options.accessQueue(), out, true, file.toString(), GATHER_NANOS);
     }
 
     /** Like {@link #open}, writing to {@code sink} (not closed at the end) instead of standard output or the file. */
     static AccessLog to(OutputStream sink, ServerOptions.Logging options) {
-        return options.access() ? new AccessLog(options.format(), options.accessQueue(), sink, false, "the given stream") : null;
+        return options.access() ? new AccessLog(options.format(), options.accessQueue(), sink, false, "the given stream", GATHER_NANOS) : null;
     }
 
-    /** The id of a request that came with {@code given} as its {@code X-Request-Id} (or null); any thread. */
-    String requestId(String given) {
-        return ids.idFor(given);
+    /** The ids of this server's requests; any thread. */
+    RequestIds ids() {
+        return ids;
     }
 
     /** Queues a line for the writer, or drops and counts it when the queue is full or the log closed; never waits. */
@@ -97,7 +106,10 @@ final class AccessLog implements AutoCloseable {
             dropped.increment();
             return;
         }
-        if (idle) LockSupport.unpark(writer);
+        if (idle) {
+            idle = false; // the offers after this one leave the wake-up to it
+            LockSupport.unpark(writer);
+        }
     }
 
     /** Lines dropped so far: the queue was full, the sink failed, or the log was closed. */
@@ -121,25 +133,33 @@ final class AccessLog implements AutoCloseable {
     // ---- the writer thread ----------------------------------------------------------------------
 
     private void writeUntilClosed() {
-        Lines lines = new Lines();
+        LineBuffer lines = new LineBuffer(sink, WRITE_SIZE);
+        Clock clock = new Clock();
         List<AccessEntry> batch = new ArrayList<>(BATCH);
         boolean failing = false;
         while (true) {
-            int taken = queue.drainTo(batch, BATCH);
+            awaitLine();
+            if (closed && queue.isEmpty()) break;
+            if (!closed && gatherNanos > 0) LockSupport.parkNanos(this, gatherNanos); // one write for the lines of the next few ms
+            clock.calibrate();
+            int next = 0; // the entry of the batch being written
             try {
-                for (AccessEntry entry : batch) lines.add(entry);
-                if (taken < BATCH) lines.flush();
+                while (queue.drainTo(batch, BATCH) > 0) {
+                    for (next = 0; next < batch.size(); next++) {
+                        AccessEntry entry = batch.get(next);
+                        entry.writeTo(lines, format, clock.text(entry.endNanos()), ids.prefix());
+                    }
+                    batch.clear();
+                }
+                lines.flush();
                 failing = false;
             } catch (IOException e) {
                 if (!failing) LOG.warn("access_log_write_failed", "destination", destination, "cause", e);
                 failing = true;
-                dropped.add(lines.discard());
+                // Lost: the whole lines held, the one being written, and the rest of its batch.
+                dropped.add(lines.discard() + Math.max(0, batch.size() - next));
+                batch.clear();
             }
-            batch.clear();
-            if (taken == BATCH) continue; // more are waiting
-            if (closed && queue.isEmpty()) break;
-            if (taken > 0) LockSupport.parkNanos(this, GATHER_NANOS);
-            else awaitLine();
         }
         if (ownsSink) {
             try {
@@ -150,68 +170,49 @@ final class AccessLog implements AutoCloseable {
         }
     }
 
+    /**
+     * Returns once a line is queued or the log closed; sleeps until an offer wakes it when none is.
+     * The flag goes up before each look at the queue: an offer either is seen by that look or sees the
+     * flag and wakes the writer. Raised again after every wake-up, because an offer that saw it raised
+     * earlier may lower it late, waking the writer for a line it already wrote.
+     */
     private void awaitLine() {
-        idle = true;
-        // Checked again after raising the flag: a line offered before it was seen raised gets written.
-        if (queue.isEmpty() && !closed) LockSupport.park(this);
+        while (true) {
+            idle = true;
+            if (!queue.isEmpty() || closed) break;
+            LockSupport.park(this);
+        }
         idle = false;
     }
 
-    /** The writer's buffer: formatted lines as ASCII bytes, written to the sink in pieces of at most {@link #WRITE_SIZE}. */
-    private final class Lines {
-        private final StringBuilder line = new StringBuilder(256);
-        private final byte[] bytes = new byte[WRITE_SIZE];
-        private int length;
-        private int linesHeld;
+    /**
+     * A line's time, ISO-8601 in UTC with milliseconds ({@code 2026-11-21T11:39:34.123Z}), from its
+     * {@link System#nanoTime()} and the wall clock read once a batch; the date part is made once a second.
+     */
+    private static final class Clock {
+        private final byte[] text = new byte[24];
         private long second = Long.MIN_VALUE;
-        private String secondText;
-        private final StringBuilder time = new StringBuilder(24);
+        /** Wall-clock nanoseconds since the epoch minus {@link System#nanoTime()}, as of the last batch. */
+        private long offsetNanos;
 
-        void add(AccessEntry entry) throws IOException {
-            line.setLength(0);
-            entry.appendTo(line, format, timeOf(entry.epochMillis()));
-            line.append('\n');
-            if (length + line.length() > bytes.length) writeHeld();
-            int end = line.length();
-            for (int i = 0; i < end; i++) {
-                if (length == bytes.length) writeHeld(); // a line longer than the buffer goes in pieces
-                char c = line.charAt(i);
-                bytes[length++] = (byte) (c < 0x80 ? c : '?');
-            }
-            linesHeld++;
+        void calibrate() {
+            offsetNanos = System.currentTimeMillis() * 1_000_000 - System.nanoTime();
         }
 
-        void flush() throws IOException {
-            writeHeld();
-            sink.flush();
-        }
-
-        /** Forgets what is held (after a failed write); returns how many lines that was. */
-        int discard() {
-            int lost = linesHeld;
-            length = 0;
-            linesHeld = 0;
-            return lost;
-        }
-
-        private void writeHeld() throws IOException {
-            if (length > 0) sink.write(bytes, 0, length);
-            length = 0;
-            linesHeld = 0;
-        }
-
-        /** ISO-8601 in UTC with milliseconds ({@code 2026-11-21T11:39:34.123Z}), the date part made once a second. */
-        private CharSequence timeOf(long epochMillis) {
+        byte[] text(long nanoTime) {
+            long epochMillis = Math.floorDiv(nanoTime + offsetNanos, 1_000_000);
             long s = Math.floorDiv(epochMillis, 1000);
             if (s != second) {
                 second = s;
-                secondText = SECOND.format(LocalDateTime.ofEpochSecond(s, 0, ZoneOffset.UTC));
+                byte[] date = SECOND.format(LocalDateTime.ofEpochSecond(s, 0, ZoneOffset.UTC)).getBytes(StandardCharsets.US_ASCII);
+                System.arraycopy(date, 0, text, 0, 20);
+                text[23] = 'Z';
             }
             int millis = (int) Math.floorMod(epochMillis, 1000);
-            time.setLength(0);
-            time.append(secondText).append((char) ('0' + millis / 100)).append((char) ('0' + millis / 10 % 10))
-                    .append((char) ('0' + millis % 10)).append('Z');
-            return time;
+            text[20] = (byte) ('0' + millis / 100);
+            text[21] = (byte) ('0' + millis / 10 % 10);
+            text[22] = (byte) ('0' + millis % 10);
+            return text;
         }
     }
 }

@@ -8,7 +8,7 @@ import keel.http.Request;
  * request. The connection tells it when a request was parsed ({@link #begin}), where its handler runs
  * ({@link #runsOn}), when its response starts and ends being handed over ({@link #responding},
  * {@link #finish}, with the connection's count of output bytes); {@code finish} offers the line.
- * A request costs one {@link AccessEntry} (plus an id when the client sent none) and three clock reads.
+ * A request costs one {@link AccessEntry} (plus an id when the client sent none) and two clock reads.
  */
 final class AccessRecorder {
     private static final String NONE = "-";
@@ -18,8 +18,13 @@ final class AccessRecorder {
     private static final String BLOCKING = "blocking";
 
     private final AccessLog log;
+    private final RequestIds ids;
     private final String loop;
-    private String requestId;
+    /** The client's sane {@code X-Request-Id}, or null when the id is made. */
+    private String givenId;
+    private long madeId;
+    /** The made id as text, for the response's header: reused, so a made id allocates nothing. */
+    private final StringBuilder madeIdText = new StringBuilder(32);
     private String method;
     private String target;
     private String execution;
@@ -32,6 +37,7 @@ final class AccessRecorder {
 
     private AccessRecorder(AccessLog log, String loop) {
         this.log = log;
+        this.ids = log.ids();
         this.loop = loop;
     }
 
@@ -53,7 +59,7 @@ final class AccessRecorder {
         target = request.target();
         bytesIn = request.body().length;
         execution = loop == null ? BLOCKING : EXECUTIONS[Execution.EVENT_LOOP.ordinal()];
-        requestId = log.requestId(request.header(RequestIds.HEADER));
+        identify(request.header(RequestIds.HEADER));
     }
 
     /**
@@ -67,13 +73,24 @@ final class AccessRecorder {
         target = NONE;
         bytesIn = 0;
         execution = loop == null ? BLOCKING : EXECUTIONS[Execution.EVENT_LOOP.ordinal()];
-        requestId = log.requestId(null);
+        identify(null);
         responding(status, outputMark);
     }
 
-    /** The id of the request begun last, echoed in its response's {@code X-Request-Id}. */
-    String requestId() {
-        return requestId;
+    private void identify(String given) {
+        if (given != null && RequestIds.isSane(given)) {
+            givenId = given;
+            return;
+        }
+        givenId = null;
+        madeId = ids.next();
+        madeIdText.setLength(0);
+        ids.appendMade(madeIdText, madeId);
+    }
+
+    /** The id of the request begun last, echoed in its response's {@code X-Request-Id}; valid until the next begins. */
+    CharSequence requestId() {
+        return givenId != null ? givenId : madeIdText;
     }
 
     /** The nio dispatcher chose where the handler runs (the default is the loop, where the router answers 404 and 405). */
@@ -89,10 +106,10 @@ final class AccessRecorder {
 
     /** The response's last byte was handed to the connection, which has counted {@code outputMark} bytes: offers the line. */
     void finish(long outputMark) {
-        long duration = parsed ? System.nanoTime() - startNanos : 0;
-        log.offer(new AccessEntry(System.currentTimeMillis(), requestId, method, target, status, bytesIn,
-                outputMark - this.outputMark, duration, execution, loop));
-        requestId = null;
+        long end = System.nanoTime();
+        log.offer(new AccessEntry(end, givenId, madeId, method, target, status, bytesIn,
+                outputMark - this.outputMark, parsed ? end - startNanos : 0, execution, loop));
+        givenId = null;
         method = null;
         target = null;
     }

@@ -15,9 +15,9 @@ import keel.http.codec.Http1Writer.BodyFraming;
  * @param omitBody     a HEAD request: the head announces the body, no body follows
  * @param close        the connection closes after this response ({@code Connection: close})
  * @param http10Client the request was HTTP/1.0, so a connection kept open is announced with {@code Connection: keep-alive}
- * @param requestId    echoed as {@code X-Request-Id} (the access log's id), or null
+ * @param requestId    echoed as {@code X-Request-Id} (the access log's id, read while the response is written), or null
  */
-record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean close, boolean http10Client, String requestId) {
+record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean close, boolean http10Client, CharSequence requestId) {
 
     /** What leaves for a response. */
     enum Kind {
@@ -35,7 +35,7 @@ record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean cl
      * (a streamed body to an HTTP/1.0 client, which cannot read chunks). {@code requestId} (or null)
      * goes back as {@code X-Request-Id}.
      */
-    static ResponsePlan of(Request request, Response response, boolean stopping, String requestId) {
+    static ResponsePlan of(Request request, Response response, boolean stopping, CharSequence requestId) {
         boolean head = request.method().equals("HEAD");
         boolean http10Client = !request.isHttp11();
         boolean close = !request.keepAlive() || response.closesConnection() || stopping;
@@ -52,7 +52,7 @@ record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean cl
      * The plan for a fixed response that ends the connection whatever was asked (a request that could
      * not be read, a timeout, a refused connection): there may be no request to plan from.
      */
-    static ResponsePlan closing(Response response, String requestId) {
+    static ResponsePlan closing(Response response, CharSequence requestId) {
         return new ResponsePlan(Kind.FIXED, fixedFraming(response), false, true, false, requestId);
     }
 

@@ -81,6 +81,25 @@ class AccessLogTest {
         return TestServer.startWithAccessLog(wire, routes(), sink, options -> { });
     }
 
+    /** A whole response and the one access line it made. */
+    private record Exchanged(String response, Line line) {
+    }
+
+    /**
+     * Starts a server on {@code wire} and sends {@code request} (one that ends the connection) on a raw
+     * connection; returns the whole response and the access line, checking that it is the only one.
+     */
+    private static Exchanged exchange(Wire wire, String request) throws Exception {
+        LineSink sink = LineSink.open();
+        Exchanged exchanged;
+        try (TestServer server = start(wire, sink); RawClient client = server.raw()) {
+            String response = client.send(request).readToEnd();
+            exchanged = new Exchanged(response, Line.parse(sink.next()));
+        }
+        assertThat(sink.waiting()).as("one line per request").isZero();
+        return exchanged;
+    }
+
     private static String loopOf(Wire wire) {
         return wire.transport() == Transport.NIO ? "keel-loop-\\d+" : "-";
     }
@@ -88,25 +107,22 @@ class AccessLogTest {
     @ParameterizedTest
     @EnumSource(Wire.class)
     void aRequestGetsOneTextLineWithEveryField(Wire wire) throws Exception {
-        LineSink sink = LineSink.open();
-        try (TestServer server = start(wire, sink); RawClient client = server.raw()) {
-            String response = client.send(ECHO).readToEnd();
-            assertThat(response).startsWith("HTTP/1.1 200 OK\r\n").contains("\r\nX-Request-Id: abc-123\r\n").endsWith("\r\n\r\nhello");
+        Exchanged exchanged = exchange(wire, ECHO);
+        String response = exchanged.response();
+        assertThat(response).startsWith("HTTP/1.1 200 OK\r\n").contains("\r\nX-Request-Id: abc-123\r\n").endsWith("\r\n\r\nhello");
 
-            Line line = Line.parse(sink.next());
-            assertThat(line.time()).matches(TIME);
-            assertThat(Duration.between(Instant.parse(line.time()), Instant.now()).abs()).isLessThan(Duration.ofMinutes(1));
-            assertThat(line.id()).isEqualTo("abc-123");
-            assertThat(line.method()).isEqualTo("POST");
-            assertThat(line.target()).isEqualTo("/echo?q=\"a\\b\"");
-            assertThat(line.status()).isEqualTo(200);
-            assertThat(line.bytesIn()).as("the request body").isEqualTo(5);
-            assertThat(line.bytesOut()).as("the whole response, head and body").isEqualTo(response.length());
-            assertThat(line.durationMicros()).isBetween(0L, 10_000_000L);
-            assertThat(line.execution()).isEqualTo(wire.transport() == Transport.NIO ? "virtual-thread" : "blocking");
-            assertThat(line.loop()).matches(loopOf(wire));
-        }
-        assertThat(sink.waiting()).as("one line per request").isZero();
+        Line line = exchanged.line();
+        assertThat(line.time()).matches(TIME);
+        assertThat(Duration.between(Instant.parse(line.time()), Instant.now()).abs()).isLessThan(Duration.ofMinutes(1));
+        assertThat(line.id()).isEqualTo("abc-123");
+        assertThat(line.method()).isEqualTo("POST");
+        assertThat(line.target()).isEqualTo("/echo?q=\"a\\b\"");
+        assertThat(line.status()).isEqualTo(200);
+        assertThat(line.bytesIn()).as("the request body").isEqualTo(5);
+        assertThat(line.bytesOut()).as("the whole response, head and body").isEqualTo(response.length());
+        assertThat(line.durationMicros()).isBetween(0L, 10_000_000L);
+        assertThat(line.execution()).isEqualTo(wire.transport() == Transport.NIO ? "virtual-thread" : "blocking");
+        assertThat(line.loop()).matches(loopOf(wire));
     }
 
     @ParameterizedTest
@@ -227,28 +243,21 @@ class AccessLogTest {
     @ParameterizedTest
     @EnumSource(Wire.class)
     void anUnreadableRequestIsLoggedWithoutMethodOrTarget(Wire wire) throws Exception {
-        LineSink sink = LineSink.open();
-        try (TestServer server = start(wire, sink); RawClient client = server.raw()) {
-            String response = client.send("GET / HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n").readToEnd();
-            Line line = Line.parse(sink.next());
-            assertThat(response).startsWith("HTTP/1.1 400 ").contains("\r\nX-Request-Id: " + line.id() + "\r\n");
-            assertThat(line.id()).matches(MADE_ID);
-            assertThat(List.of(line.method(), line.target(), line.status(), line.bytesIn(), line.bytesOut(), line.durationMicros()))
-                    .containsExactly("-", "-", 400, 0L, (long) response.length(), 0L);
-        }
+        Exchanged exchanged = exchange(wire, "GET / HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n");
+        Line line = exchanged.line();
+        assertThat(exchanged.response()).startsWith("HTTP/1.1 400 ").contains("\r\nX-Request-Id: " + line.id() + "\r\n");
+        assertThat(line.id()).matches(MADE_ID);
+        assertThat(List.of(line.method(), line.target(), line.status(), line.bytesIn(), line.bytesOut(), line.durationMicros()))
+                .containsExactly("-", "-", 400, 0L, (long) exchanged.response().length(), 0L);
     }
 
     @ParameterizedTest
     @EnumSource(Wire.class)
     void aStreamedResponseCountsEveryChunk(Wire wire) throws Exception {
-        LineSink sink = LineSink.open();
-        try (TestServer server = start(wire, sink); RawClient client = server.raw()) {
-            String response = client.send("GET /stream HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").readToEnd();
-            assertThat(response).contains("Transfer-Encoding: chunked").endsWith("5\r\nthree\r\n0\r\n\r\n");
-            Line line = Line.parse(sink.next());
-            assertThat(line.status()).isEqualTo(200);
-            assertThat(line.bytesOut()).isEqualTo(response.length());
-        }
+        Exchanged exchanged = exchange(wire, "GET /stream HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertThat(exchanged.response()).contains("Transfer-Encoding: chunked").endsWith("5\r\nthree\r\n0\r\n\r\n");
+        assertThat(exchanged.line().status()).isEqualTo(200);
+        assertThat(exchanged.line().bytesOut()).isEqualTo(exchanged.response().length());
     }
 
     @Test
