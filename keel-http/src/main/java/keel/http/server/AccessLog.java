@@ -14,19 +14,22 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * The access log: one line per request, handed by the connections' threads to one writer thread
- * through a queue bounded by {@code log.access-queue}. {@link #offer} never waits: when the queue is
- * full (the sink is slow, or stuck: a terminal nobody reads) the line is dropped and counted in
- * {@link #dropped()}, as are the lines of a write that failed. The writer sleeps until a line wakes
- * it, lets the lines of the next 2 ms gather, then encodes them all ({@link AccessEntry}) and hands
- * them to the sink in one write of up to 64 KiB, and flushes. It is a daemon thread, started with the
- * server; {@link #close} (when the server has stopped) writes what is queued, flushes and ends it.
+ * through a queue bounded by {@code log.access-queue}. {@link #offer} never waits, not even for a
+ * lock (the queue is lock-free, its bound a counter reserved before the offer, as in the event loop's
+ * task queue): when the queue is full (the sink is slow, or stuck: a terminal nobody reads) the line
+ * is dropped and counted in {@link #dropped()}, as are the lines of a write that failed. The writer
+ * sleeps until a line wakes it, lets the lines of the next 2 ms gather (or fewer, once the queue is
+ * half full), then encodes them all ({@link AccessEntry}), hands them to the sink in writes of up to
+ * 64 KiB, and flushes. It is a daemon thread, started with the server; {@link #close} (when the server
+ * has stopped) writes what is queued, flushes and ends it.
  */
 final class AccessLog implements AutoCloseable {
     private static final Log LOG = Log.of(AccessLog.class);
@@ -45,7 +48,10 @@ final class AccessLog implements AutoCloseable {
     private static final DateTimeFormatter SECOND = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.");
 
     private final LogFormat format;
-    private final ArrayBlockingQueue<AccessEntry> queue;
+    private final ConcurrentLinkedQueue<AccessEntry> queue = new ConcurrentLinkedQueue<>();
+    /** Lines queued or being offered; reserved before the offer, so the queue never holds more than {@link #capacity}. */
+    private final AtomicInteger queued = new AtomicInteger();
+    private final int capacity;
     private final OutputStream sink;
     private final boolean ownsSink;
     private final String destination;
@@ -65,7 +71,7 @@ final class AccessLog implements AutoCloseable {
     AccessLog(LogFormat format, int queueSize, OutputStream sink, boolean ownsSink, String destination, long gatherNanos) {
         this.format = format;
         this.gatherNanos = gatherNanos;
-        this.queue = new ArrayBlockingQueue<>(queueSize);
+        this.capacity = queueSize;
         this.sink = sink;
         this.ownsSink = ownsSink;
         this.destination = destination;
@@ -100,13 +106,20 @@ final class AccessLog implements AutoCloseable {
         return ids;
     }
 
-    /** Queues a line for the writer, or drops and counts it when the queue is full or the log closed; never waits. */
+    /**
+     * Queues a line for the writer, or drops and counts it when the queue is full or the log closed;
+     * never waits. Wakes the writer when it sleeps for want of lines, or when this line fills half the
+     * queue while the writer lets lines gather.
+     */
     void offer(AccessEntry entry) {
-        if (closed || !queue.offer(entry)) {
+        int size = queued.incrementAndGet();
+        if (size > capacity || closed) {
+            queued.decrementAndGet();
             dropped.increment();
             return;
         }
-        if (idle) {
+        queue.offer(entry);
+        if (idle || size == capacity / 2) {
             idle = false; // the offers after this one leave the wake-up to it
             LockSupport.unpark(writer);
         }
@@ -127,7 +140,7 @@ final class AccessLog implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (writer.isAlive()) LOG.warn("access_log_stuck", "destination", destination, "queued_lines", queue.size());
+        if (writer.isAlive()) LOG.warn("access_log_stuck", "destination", destination, "queued_lines", queued.get());
     }
 
     // ---- the writer thread ----------------------------------------------------------------------
@@ -139,12 +152,12 @@ final class AccessLog implements AutoCloseable {
         boolean failing = false;
         while (true) {
             awaitLine();
-            if (closed && queue.isEmpty()) break;
+            if (closed && queued.get() == 0) break;
             if (!closed && gatherNanos > 0) LockSupport.parkNanos(this, gatherNanos); // one write for the lines of the next few ms
             clock.calibrate();
             int next = 0; // the entry of the batch being written
             try {
-                while (queue.drainTo(batch, BATCH) > 0) {
+                while (take(batch) > 0) {
                     for (next = 0; next < batch.size(); next++) {
                         AccessEntry entry = batch.get(next);
                         entry.writeTo(lines, format, clock.text(entry.endNanos()), ids.prefix());
@@ -170,6 +183,14 @@ final class AccessLog implements AutoCloseable {
         }
     }
 
+    /** Moves up to {@link #BATCH} lines from the queue to {@code batch}, freeing their places; returns how many. */
+    private int take(List<AccessEntry> batch) {
+        AccessEntry entry;
+        while (batch.size() < BATCH && (entry = queue.poll()) != null) batch.add(entry);
+        if (!batch.isEmpty()) queued.addAndGet(-batch.size());
+        return batch.size();
+    }
+
     /**
      * Returns once a line is queued or the log closed; sleeps until an offer wakes it when none is.
      * The flag goes up before each look at the queue: an offer either is seen by that look or sees the
@@ -179,7 +200,7 @@ final class AccessLog implements AutoCloseable {
     private void awaitLine() {
         while (true) {
             idle = true;
-            if (!queue.isEmpty() || closed) break;
+            if (queued.get() > 0 || closed) break;
             LockSupport.park(this);
         }
         idle = false;

@@ -60,6 +60,18 @@ class AccessLogWriterTest {
     }
 
     @Test
+    void aQueueHalfFullCutsTheGatheringShort() throws Exception {
+        LineSink sink = LineSink.open();
+        AccessLog log = new AccessLog(LogFormat.TEXT, 8, sink, false, "test", TimeUnit.SECONDS.toNanos(30));
+        try {
+            for (int i = 0; i < 4; i++) log.offer(entry("id-" + i)); // the first wakes the writer, which gathers for 30 s
+            for (int i = 0; i < 4; i++) assertThat(sink.next()).contains(" request_id=id-" + i + " "); // within 5 s
+        } finally {
+            log.close();
+        }
+    }
+
+    @Test
     void closingWritesWhatIsQueuedAndEndsTheThread() throws Exception {
         LineSink sink = LineSink.open();
         AccessLog log = new AccessLog(LogFormat.JSON, 100, sink, false, "test", TimeUnit.SECONDS.toNanos(30));
