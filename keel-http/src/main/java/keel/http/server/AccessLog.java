@@ -14,17 +14,14 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * The access log: one line per request, handed by the connections' threads to one writer thread
  * through a queue bounded by {@code log.access-queue}. {@link #offer} never waits, not even for a
- * lock (the queue is lock-free, its bound a counter reserved before the offer, as in the event loop's
- * task queue): when the queue is full (the sink is slow, or stuck: a terminal nobody reads) the line
+ * lock (the queue is a lock-free ring, {@link EntryRing}): when the queue is full (the sink is slow, or stuck: a terminal nobody reads) the line
  * is dropped and counted in {@link #dropped()}, as are the lines of a write that failed. The writer
  * sleeps until a line wakes it, lets the lines of the next 2 ms gather (or fewer, once the queue is
  * half full), then encodes them all ({@link AccessEntry}), hands them to the sink in writes of up to
@@ -48,10 +45,9 @@ final class AccessLog implements AutoCloseable {
     private static final DateTimeFormatter SECOND = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.");
 
     private final LogFormat format;
-    private final ConcurrentLinkedQueue<AccessEntry> queue = new ConcurrentLinkedQueue<>();
-    /** Lines queued or being offered; reserved before the offer, so the queue never holds more than {@link #capacity}. */
-    private final AtomicInteger queued = new AtomicInteger();
-    private final int capacity;
+    private final EntryRing<AccessEntry> queue;
+    /** Queued lines at which an offer wakes a writer that lets lines gather. */
+    private final int wakeAt;
     private final OutputStream sink;
     private final boolean ownsSink;
     private final String destination;
@@ -71,7 +67,8 @@ final class AccessLog implements AutoCloseable {
     AccessLog(LogFormat format, int queueSize, OutputStream sink, boolean ownsSink, String destination, long gatherNanos) {
         this.format = format;
         this.gatherNanos = gatherNanos;
-        this.capacity = queueSize;
+        this.queue = new EntryRing<>(queueSize);
+        this.wakeAt = Math.max(1, queueSize / 2);
         this.sink = sink;
         this.ownsSink = ownsSink;
         this.destination = destination;
@@ -112,14 +109,12 @@ final class AccessLog implements AutoCloseable {
      * queue while the writer lets lines gather.
      */
     void offer(AccessEntry entry) {
-        int size = queued.incrementAndGet();
-        if (size > capacity || closed) {
-            queued.decrementAndGet();
+        int size = closed ? 0 : queue.offer(entry);
+        if (size == 0) {
             dropped.increment();
             return;
         }
-        queue.offer(entry);
-        if (idle || size == capacity / 2) {
+        if (idle || size == wakeAt) {
             idle = false; // the offers after this one leave the wake-up to it
             LockSupport.unpark(writer);
         }
@@ -140,7 +135,7 @@ final class AccessLog implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (writer.isAlive()) LOG.warn("access_log_stuck", "destination", destination, "queued_lines", queued.get());
+        if (writer.isAlive()) LOG.warn("access_log_stuck", "destination", destination, "queued_lines", queue.size());
     }
 
     // ---- the writer thread ----------------------------------------------------------------------
@@ -152,7 +147,7 @@ final class AccessLog implements AutoCloseable {
         boolean failing = false;
         while (true) {
             awaitLine();
-            if (closed && queued.get() == 0) break;
+            if (closed && queue.isEmpty()) break;
             if (!closed && gatherNanos > 0) LockSupport.parkNanos(this, gatherNanos); // one write for the lines of the next few ms
             clock.calibrate();
             int next = 0; // the entry of the batch being written
@@ -187,7 +182,6 @@ final class AccessLog implements AutoCloseable {
     private int take(List<AccessEntry> batch) {
         AccessEntry entry;
         while (batch.size() < BATCH && (entry = queue.poll()) != null) batch.add(entry);
-        if (!batch.isEmpty()) queued.addAndGet(-batch.size());
         return batch.size();
     }
 
@@ -200,7 +194,7 @@ final class AccessLog implements AutoCloseable {
     private void awaitLine() {
         while (true) {
             idle = true;
-            if (queued.get() > 0 || closed) break;
+            if (!queue.isEmpty() || closed) break;
             LockSupport.park(this);
         }
         idle = false;
