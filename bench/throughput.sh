@@ -62,6 +62,9 @@
 #                      <results>/keel-nio-event-loop-accesslog.access.log: the
 #                      pair prices the access log (every other keel mode runs
 #                      with --access-log false)
+#   KEEP_ACCESS_LOG [0]  1 keeps that file (gigabytes after a
+#                      pipelined run); by default only its first lines stay, in
+#                      <results>/keel-nio-event-loop-accesslog.access.sample.log
 #   ROUTES [hello json]          routes under /benchmark/
 #   STYLES [keep-alive pipelined]
 #   PORT [18080]       port the server under test listens on (must be free)
@@ -257,6 +260,13 @@ run_mode() {
     log "$mode: access log lines dropped: ${ACCESS_DROPPED:-n/a}"
   fi
   stop_server
+  local access_log="$OUT/$mode.access.log"
+  if [[ -f $access_log ]]; then
+    # A pipelined run writes gigabytes of lines: keep their count and a sample, not the file.
+    head -n 5 "$access_log" >"$OUT/$mode.access.sample.log"
+    log "$mode: access log: $(wc -l <"$access_log") lines, $(du -h "$access_log" | cut -f1)"
+    if [[ ${KEEP_ACCESS_LOG:-0} != 1 ]]; then rm -f "$access_log"; fi
+  fi
 }
 
 # ------------------------------------------------------------------ table ---
