@@ -33,6 +33,9 @@
 #   srv cpu%     server CPU time / wall time of the run; ~100% means the server
 #                core was saturated, well below means the client limited it.
 #   notes        socket errors and non-2xx responses reported by wrk, if any.
+#   Below the table, with both keel-nio-event-loop and -accesslog in the run:
+#   the access log's cost as the ratio of their cpu us/req per route and style,
+#   and the access log lines the server dropped (its queue was full).
 #   The machine is small and shared: expect a few % of noise between runs,
 #   compare rows of one run rather than numbers across runs.
 #
@@ -48,11 +51,20 @@
 #   CONNECTIONS [64]   wrk connections
 #   PIPELINE [16]      requests per batch in the pipelined style
 #   MODES              subset of: keel-nio-event-loop keel-nio-event-loop-noguard
+#                      keel-nio-event-loop-accesslog
 #                      keel-nio-worker-pool keel-nio-virtual-thread
 #                      keel-blocking-platform keel-blocking-virtual netty
 #                      [all of them]; keel-nio-event-loop-noguard is
 #                      keel-nio-event-loop with --guard false (no lag probe,
-#                      no blocked-loop watchdog): the pair prices the guard
+#                      no blocked-loop watchdog): the pair prices the guard;
+#                      keel-nio-event-loop-accesslog is keel-nio-event-loop
+#                      with the access log on, written to
+#                      <results>/keel-nio-event-loop-accesslog.access.log: the
+#                      pair prices the access log (every other keel mode runs
+#                      with --access-log false)
+#   KEEP_ACCESS_LOG [0]  1 keeps that file (gigabytes after a
+#                      pipelined run); by default only its first lines stay, in
+#                      <results>/keel-nio-event-loop-accesslog.access.sample.log
 #   ROUTES [hello json]          routes under /benchmark/
 #   STYLES [keep-alive pipelined]
 #   PORT [18080]       port the server under test listens on (must be free)
@@ -73,7 +85,7 @@ set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
 
-ALL_MODES="keel-nio-event-loop keel-nio-event-loop-noguard keel-nio-worker-pool keel-nio-virtual-thread keel-blocking-platform keel-blocking-virtual netty"
+ALL_MODES="keel-nio-event-loop keel-nio-event-loop-noguard keel-nio-event-loop-accesslog keel-nio-worker-pool keel-nio-virtual-thread keel-blocking-platform keel-blocking-virtual netty"
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-5}
 CONNECTIONS=${CONNECTIONS:-64}
@@ -150,11 +162,14 @@ log "$n_runs measured runs of ${DURATION}s (+${WARMUP}s warm-up each, +${JIT_WAR
 # ---------------------------------------------------------------- servers ---
 
 server_cmd() { # mode -> command line (array SERVER_CMD)
-  local keel=("$KEEL_BIN" serve --port "$PORT")
+  local keel=("$KEEL_BIN" serve --port "$PORT" --access-log false)
   case $1 in
     keel-nio-event-loop)     SERVER_CMD=("${keel[@]}" --transport nio --execution event-loop --loops 1) ;;
     keel-nio-event-loop-noguard)
       SERVER_CMD=("${keel[@]}" --transport nio --execution event-loop --loops 1 --guard false) ;;
+    keel-nio-event-loop-accesslog)
+      SERVER_CMD=("${keel[@]}" --transport nio --execution event-loop --loops 1
+        --access-log true --access-log-file "$OUT/$1.access.log") ;;
     keel-nio-worker-pool)    SERVER_CMD=("${keel[@]}" --transport nio --execution worker-pool --loops 1) ;;
     keel-nio-virtual-thread) SERVER_CMD=("${keel[@]}" --transport nio --execution virtual-thread --loops 1) ;;
     keel-blocking-platform)  SERVER_CMD=("${keel[@]}" --transport blocking --threads platform) ;;
@@ -239,7 +254,19 @@ run_mode() {
       log "$tag: $rps req/s, p50 ${p50} ms, p99 ${p99} ms, ${cpu_us} cpu us/req, server cpu ${cpu_pct}% ${notes/#-/}"
     done
   done
+  if [[ $mode == *-accesslog ]]; then
+    ACCESS_DROPPED=$(curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics" \
+      | awk '/^keel_http_server_access_log_dropped_total/ { printf "%d", $2 }') || ACCESS_DROPPED="n/a"
+    log "$mode: access log lines dropped: ${ACCESS_DROPPED:-n/a}"
+  fi
   stop_server
+  local access_log="$OUT/$mode.access.log"
+  if [[ -f $access_log ]]; then
+    # A pipelined run writes gigabytes of lines: keep their count and a sample, not the file.
+    head -n 5 "$access_log" >"$OUT/$mode.access.sample.log"
+    log "$mode: access log: $(wc -l <"$access_log") lines, $(du -h "$access_log" | cut -f1)"
+    if [[ ${KEEP_ACCESS_LOG:-0} != 1 ]]; then rm -f "$access_log"; fi
+  fi
 }
 
 # ------------------------------------------------------------------ table ---
@@ -268,6 +295,23 @@ render_table() {
     }' "$TSV"
 }
 
+# The access log's cost: cpu us/req of keel-nio-event-loop-accesslog over keel-nio-event-loop, per
+# route and style, when the run has both.
+render_access_log_cost() {
+  awk -F '\t' -v dropped="${ACCESS_DROPPED:-n/a}" '
+    NR == 1 { next }
+    $1 == "keel-nio-event-loop" { off[$2 " " $3] = $7 }
+    $1 == "keel-nio-event-loop-accesslog" { on[$2 " " $3] = $7; order[++n] = $2 " " $3 }
+    END {
+      for (i = 1; i <= n; i++) {
+        k = order[i]
+        if (!(k in off) || off[k] <= 0 || on[k] <= 0) continue
+        text = text sprintf("%s%s %.2fx (%.2f / %.2f)", (text == "" ? "" : ", "), k, on[k] / off[k], on[k], off[k])
+      }
+      if (text != "") printf "\nAccess log on / off, cpu µs/req: %s; lines dropped: %s.\n", text, dropped
+    }' "$TSV"
+}
+
 # Writes $OUT/table.md and prints it; $1 is an optional remark for the heading.
 emit_table() {
   TABLE_DONE=true
@@ -280,6 +324,7 @@ emit_table() {
       "$(git_desc)"
     echo
     render_table
+    render_access_log_cost
   } >"$OUT/table.md"
   ln -sfn "$(basename "$OUT")" "$ROOT/bench/results/latest"
   cat "$OUT/table.md"

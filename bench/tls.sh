@@ -152,7 +152,7 @@ log "$ROUNDS round(s) x $n_servers server(s), each 2 x (${WARMUP}s warm-up + ${D
 server_cmd() { # server -> command line (array SERVER_CMD)
   case $1 in
     keel)
-      SERVER_CMD=("$KEEL_BIN" serve --port "$PORT" --transport nio --execution event-loop --loops 1
+      SERVER_CMD=("$KEEL_BIN" serve --port "$PORT" --transport nio --execution event-loop --loops 1 --access-log false
         --tls-cert "$CERT" --tls-key "$KEY") ;;
     netty)
       # shellcheck disable=SC2206 # NETTY_JAVA_OPTS is a list of words on purpose

@@ -3,6 +3,9 @@ package keel.lab;
 import keel.amqp.AmqpConfigKeys;
 import keel.amqp.AmqpOptions;
 import keel.amqp.ingest.EventLoad;
+import keel.core.log.Json;
+import keel.core.log.Log;
+import keel.core.log.LogFormat;
 import keel.http.server.ConfigKeys;
 import keel.http.server.ServerOptions;
 import keel.lab.scenario.LabCommand;
@@ -10,6 +13,7 @@ import keel.lab.scenario.LabCommand;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -119,9 +123,9 @@ public final class Main {
         }
     }
 
-    /** The library's defaults, except that the lab app starts warm. */
+    /** The library's defaults, except that the lab app starts warm and writes an access log. */
     private static ServerOptions.Builder defaults() {
-        return ServerOptions.builder().warmup(true);
+        return ServerOptions.builder().warmup(true).accessLog(true);
     }
 
     private static String value(List<String> flags, int i) {
@@ -132,15 +136,31 @@ public final class Main {
     }
 
     private static void serve(Config config, PrintStream out) throws IOException, InterruptedException {
+        Log.useFormat(config.server().logging().format()); // before anything logs, the warm-up included
         LabApp app = LabApp.start(config.server(), config.lab(), config.amqp());
         ServerOptions options = app.server().options();
         stopGracefullyOnSignals(app, out);
-        out.printf("keel %s serving on %s://%s:%d (transport=%s, execution=%s, threads=%s, loops=%d, warmup=%s, gateway=%s, ingest=%s)%n",
+        say(out, "serving", String.format("keel %s serving on %s://%s:%d (transport=%s, execution=%s, threads=%s, loops=%d, warmup=%s, "
+                        + "access-log=%s, gateway=%s, ingest=%s)",
                 Version.VALUE, options.tls().enabled() ? "https" : "http", options.host(), app.server().port(), options.transport().word(), options.execution().word(),
-                options.threads().word(), options.pools().loops(), options.warmup(), config.amqp().gateway().mode().word(),
-                config.amqp().ingest().enabled() ? config.amqp().ingest().mode().word() : "off");
-        out.flush();
+                options.threads().word(), options.pools().loops(), options.warmup(), options.logging().access(), config.amqp().gateway().mode().word(),
+                config.amqp().ingest().enabled() ? config.amqp().ingest().mode().word() : "off"));
         app.server().awaitStop();
+    }
+
+    /** A line for the operator on standard output: the text itself, or with {@code log.format: json} a JSON object holding it. */
+    private static void say(PrintStream out, String event, String text) {
+        if (Log.format() == LogFormat.JSON) {
+            StringBuilder line = new StringBuilder(256).append("{\"time\":\"").append(Instant.now()).append('"');
+            Json.appendMember(line, "level", "INFO");
+            Json.appendMember(line, "logger", Main.class.getName());
+            Json.appendMember(line, "event", event);
+            Json.appendMember(line, "message", text);
+            out.println(line.append('}'));
+        } else {
+            out.println(text);
+        }
+        out.flush();
     }
 
     /**
@@ -151,8 +171,7 @@ public final class Main {
     private static void stopGracefullyOnSignals(LabApp app, PrintStream out) {
         for (String name : List.of("TERM", "INT")) {
             sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> Thread.ofPlatform().name("keel-stop").start(() -> {
-                out.println("keel: SIG" + name + ", stopping gracefully (grace " + app.server().options().timeouts().grace().toSeconds() + " s)");
-                out.flush();
+                say(out, "stopping", "keel: SIG" + name + ", stopping gracefully (grace " + app.server().options().timeouts().grace().toSeconds() + " s)");
                 app.close();
                 System.exit(0);
             }));

@@ -74,9 +74,26 @@ class ConfigurationTest {
         assertThat(config.lab().upstreamDelay()).isEqualTo(Duration.ofMillis(50));
         assertThat(config.lab().upstreamUrl()).isEqualTo("http://10.0.0.7:8080");
         assertThat(Main.config(List.of()).server().warmup()).as("bin/keel serve starts warm").isTrue();
+        assertThat(Main.config(List.of()).server().logging().access()).as("bin/keel serve writes an access log").isTrue();
+        assertThat(Main.config(List.of("--access-log", "false")).server().logging().access()).isFalse();
+        assertThat(ServerOptions.defaults().logging().access()).as("the library's default").isFalse();
         assertThat(Main.config(List.of()).lab().upstreamDelay()).isEqualTo(Duration.ofMillis(200));
         assertThatThrownBy(() -> Main.config(List.of("--upstream-delay", "soon"))).hasMessageContaining("--upstream-delay");
         assertThatThrownBy(() -> Main.config(List.of("--upstream-url", "ftp://x"))).hasMessageContaining("http://");
+    }
+
+    @Test
+    void readsTheLogKeys() throws Exception {
+        Path file = yaml("""
+                log:
+                  format: json
+                  access-file: /var/log/keel/access.log
+                  access-queue: 100
+                """);
+        ServerOptions.Logging logging = Main.options(List.of("--config", file.toString(), "--access-log-queue", "50")).logging();
+        assertThat(logging).isEqualTo(new ServerOptions.Logging(keel.core.log.LogFormat.JSON, true, Path.of("/var/log/keel/access.log"), 50));
+        assertThatThrownBy(() -> Main.options(List.of("--log-format", "xml"))).hasMessageContaining("--log-format").hasMessageContaining("text|json");
+        assertThatThrownBy(() -> Main.options(List.of("--access-log-queue", "0"))).hasMessageContaining("--access-log-queue");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package keel.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
@@ -56,6 +57,8 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code keel_http_server_rejected_total} (counter per {@code reason}, every reason present from 0: every
  *       503 the server writes, its own refusals and its handlers' 503s as {@code handler}),
  *       {@code keel_http_server_bytes_received_total}, {@code keel_http_server_bytes_sent_total}</li>
+ *   <li>{@code keel_http_server_access_log_dropped_total}: access log lines dropped, never written
+ *       (the log's queue was full, or its file failed); 0 while the access log is off</li>
  *   <li>{@code keel_http_server_tls_handshake_failures_total} (counter per {@code reason}: {@code timeout},
  *       {@code plain_http}, {@code protocol_version}, {@code certificate}, {@code renegotiation},
  *       {@code other}, every one present from 0)</li>
@@ -199,6 +202,12 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
         serverGauge("keel.worker.pool.active.threads", "Worker-pool threads running a handler now", HttpServer::workerActive);
         serverGauge("keel.worker.pool.queued.requests", "Requests waiting for a worker-pool thread", HttpServer::workerQueued);
         serverGauge("keel.virtual.threads.in.flight", "Requests running on virtual threads now", HttpServer::virtualThreadsInFlight);
+        FunctionCounter.builder("keel.http.server.access.log.dropped", this, metrics -> {
+                    HttpServer current = metrics.server;
+                    return current == null ? 0 : current.accessLogDropped();
+                })
+                .description("Access log lines dropped because the log's queue was full or its output failed")
+                .register(registry);
 
         for (EventLoop loop : server.loops()) {
             String name = loop.name();

@@ -14,6 +14,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +24,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The metrics a running server publishes on /metrics, over real sockets. */
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
@@ -53,6 +56,7 @@ class KeelMetricsTest {
                     .containsEntry("keel_worker_pool_queued_requests", "gauge")
                     .containsEntry("keel_virtual_threads_in_flight", "gauge")
                     .containsEntry("keel_event_loop_pending_tasks", "gauge")
+                    .containsEntry("keel_http_server_access_log_dropped_total", "counter")
                     .containsKey("jvm_memory_used_bytes");
             assertThat(text.find("keel_http_server_requests_seconds_bucket", "route", "/hello", "le", "+Inf")).hasSize(1);
             assertThat(text.find("keel_http_server_requests_seconds_max", "route", "/hello")).hasSize(1);
@@ -61,6 +65,7 @@ class KeelMetricsTest {
                         .as(reason.label()).singleElement().extracting(PrometheusText.Sample::value).isEqualTo(0.0);
             }
             assertThat(text.value("keel_http_server_connections_open")).isGreaterThanOrEqualTo(1);
+            assertThat(text.value("keel_http_server_access_log_dropped_total")).as("the access log is off").isZero();
             for (EventLoop loop : server.server().loops()) {
                 assertThat(text.find("keel_event_loop_pending_tasks", "loop", loop.name())).hasSize(1);
             }
@@ -191,6 +196,17 @@ class KeelMetricsTest {
             assertThat(text.value("keel_http_server_rejected_total", "reason", "handler")).isEqualTo(3);
             assertThat(text.find("keel_http_server_rejected_total").stream().mapToDouble(PrometheusText.Sample::value).sum())
                     .as("no 503 counted under two reasons").isEqualTo(3);
+        }
+    }
+
+    @Test
+    void accessLogLinesThatCannotBeWrittenAreCountedAsDropped() throws Exception {
+        Path full = Path.of("/dev/full"); // every write fails with ENOSPC: a full disk
+        assumeTrue(Files.isWritable(full), "needs /dev/full");
+        try (MetricsServer server = MetricsServer.start(hello(), b -> b.accessLog(true).accessLogFile(full))) {
+            for (int i = 0; i < 5; i++) assertThat(server.get("/hello").statusCode()).isEqualTo(200);
+            PrometheusText text = server.scrapeUntil(t -> t.value("keel_http_server_access_log_dropped_total") >= 5);
+            assertThat(text.value("keel_http_server_access_log_dropped_total")).isGreaterThanOrEqualTo(5);
         }
     }
 

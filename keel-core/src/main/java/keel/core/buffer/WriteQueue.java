@@ -56,8 +56,8 @@ public final class WriteQueue {
         }
     }
 
-    /** Writes the chars of an ASCII/ISO-8859-1 string, one byte each. */
-    public void putAscii(String text) {
+    /** Writes the chars of an ASCII/ISO-8859-1 text, one byte each. */
+    public void putAscii(CharSequence text) {
         int length = text.length();
         int i = 0;
         while (i < length) {

@@ -18,6 +18,8 @@ public final class Http1Writer {
     private static final byte[] CHUNKED = "Transfer-Encoding: chunked\r\n".getBytes(ISO_8859_1);
     private static final byte[] CLOSE = "Connection: close\r\n".getBytes(ISO_8859_1);
     private static final byte[] KEEP_ALIVE = "Connection: keep-alive\r\n".getBytes(ISO_8859_1);
+    private static final String REQUEST_ID = "X-Request-Id";
+    private static final byte[] REQUEST_ID_FIELD = (REQUEST_ID + ": ").getBytes(ISO_8859_1);
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(ISO_8859_1);
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(ISO_8859_1);
     /** Status lines made on first use; an atomic array publishes each line's bytes safely to every loop. */
@@ -47,21 +49,28 @@ public final class Http1Writer {
      * @param omitBody     true for a HEAD request: the head announces the length, no body follows
      * @param close        true to announce {@code Connection: close}
      * @param http10Client true when the request was HTTP/1.0 (keep-alive must then be announced)
+     * @param requestId    sent as {@code X-Request-Id} unless the response has one (visible ASCII); null for none
      */
-    public static void writeFixed(WriteQueue out, Response response, boolean omitBody, boolean close, boolean http10Client) {
+    public static void writeFixed(WriteQueue out, Response response, boolean omitBody, boolean close, boolean http10Client,
+                                  CharSequence requestId) {
         byte[] body = response.body();
         if (hasNoBody(response.status())) {
-            writeHead(out, response, BodyFraming.NONE, 0, close, http10Client);
+            writeHead(out, response, BodyFraming.NONE, 0, close, http10Client, requestId);
             return;
         }
-        writeHead(out, response, BodyFraming.FIXED, body.length, close, http10Client);
+        writeHead(out, response, BodyFraming.FIXED, body.length, close, http10Client, requestId);
         if (!omitBody && body.length > 0) out.put(body);
     }
 
     public static void writeHead(WriteQueue out, Response response, BodyFraming framing, long contentLength,
-                                 boolean close, boolean http10Client) {
+                                 boolean close, boolean http10Client, CharSequence requestId) {
         out.put(statusLine(response.status()));
         out.put(response.headers().wireBytes(Http1Writer::isFramingField));
+        if (requestId != null && !response.headers().contains(REQUEST_ID)) {
+            out.put(REQUEST_ID_FIELD);
+            out.putAscii(requestId);
+            out.put(CRLF);
+        }
         switch (framing) {
             case FIXED -> {
                 out.put(CONTENT_LENGTH);

@@ -52,7 +52,9 @@ final class BlockingConnection {
     private final ByteBuffer in;
     private final WriteQueue out;
     private InputStream input;
-    private OutputStream output;
+    private WatchedOutput output;
+    /** The access log's view of the exchanges; null when the access log is off. */
+    private final AccessRecorder access;
     private long headDeadline;
     /** When the current wait between requests ends; empty lines do not restart it. */
     private long idleDeadline;
@@ -72,6 +74,7 @@ final class BlockingConnection {
         this.parser = new Http1Parser(context.parserLimits());
         this.in = ByteBuffer.allocate(context.readBufferSize());
         this.out = new WriteQueue(new BufferPool(context.readBufferSize(), 2));
+        this.access = AccessRecorder.blocking(context.accessLog());
     }
 
     /** Runs on the connection's own thread until the connection closes. */
@@ -231,13 +234,19 @@ final class BlockingConnection {
     /** Runs the handler here and writes its response; false when the connection must close. */
     private boolean exchange(Request request) throws IOException {
         if (peerCertificates != null) request = request.withPeerCertificates(peerCertificates);
+        if (access != null) access.begin(request);
         Response response = context.dispatcher().respond(request);
-        ResponsePlan plan = ResponsePlan.of(request, response, context.isStopping());
-        if (plan.streamsBody()) {
-            streamBody(response, plan);
-        } else {
-            plan.write(out, response);
-            out.writeTo(output);
+        ResponsePlan plan = ResponsePlan.of(request, response, context.isStopping(), access == null ? null : access.requestId());
+        if (access != null) access.responding(response.status(), output.written());
+        try {
+            if (plan.streamsBody()) {
+                streamBody(response, plan);
+            } else {
+                plan.write(out, response);
+                out.writeTo(output);
+            }
+        } finally {
+            if (access != null) access.finish(output.written()); // a failed write: what was sent
         }
         if (plan.close()) closeLingering();
         return !plan.close();
@@ -279,8 +288,13 @@ final class BlockingConnection {
     }
 
     private void respondAndClose(Response response) throws IOException {
-        ResponsePlan.closing(response).write(out, response);
-        out.writeTo(output);
+        if (access != null) access.beginUnparsed(response.status(), output.written());
+        ResponsePlan.closing(response, access == null ? null : access.requestId()).write(out, response);
+        try {
+            out.writeTo(output);
+        } finally {
+            if (access != null) access.finish(output.written());
+        }
         closeLingering();
     }
 
@@ -358,6 +372,7 @@ final class BlockingConnection {
     private final class WatchedOutput extends OutputStream {
         private static final int SLICE = 64 * 1024;
         private final OutputStream socketOutput;
+        private long written;
 
         WatchedOutput(OutputStream socketOutput) {
             this.socketOutput = socketOutput;
@@ -377,6 +392,7 @@ final class BlockingConnection {
                     writeDeadline = System.nanoTime() + idle;
                     socketOutput.write(bytes, offset, n);
                     context.observer().onBytesWritten(n);
+                    written += n;
                     offset += n;
                     length -= n;
                 }
@@ -388,6 +404,11 @@ final class BlockingConnection {
         @Override
         public void flush() throws IOException {
             socketOutput.flush();
+        }
+
+        /** Bytes written so far (serving thread). */
+        long written() {
+            return written;
         }
     }
 

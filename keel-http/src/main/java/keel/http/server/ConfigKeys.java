@@ -132,7 +132,15 @@ public final class ConfigKeys {
             key("compression.level", "--compression-level", "gzip level: 1 (fastest) to 9 (smallest)",
                     o -> "" + o.compression().level(), (b, v) -> b.compressionLevel(ConfigValues.integer(v, 1, 9))),
             key("compression.types", "--compression-types", "media types compressed, comma-separated: type/subtype, type/* or type/*+suffix",
-                    o -> ConfigValues.list(o.compression().types()), (b, v) -> b.compressionTypes(ConfigValues.list(v))));
+                    o -> ConfigValues.list(o.compression().types()), (b, v) -> b.compressionTypes(ConfigValues.list(v))),
+            key("log.format", "--log-format", "log lines and access log lines: text (key=value) or json (one object per line)",
+                    o -> o.logging().format().word(), (b, v) -> b.logFormat(ConfigValues.word(v, keel.core.log.LogFormat.class))),
+            key("log.access", "--access-log", "one line per request (method, target, status, bytes, duration, execution, request id): true or false",
+                    o -> "" + o.logging().access(), (b, v) -> b.accessLog(ConfigValues.bool(v))),
+            key("log.access-file", "--access-log-file", "file the access log is appended to (empty: standard output)",
+                    o -> ConfigValues.path(o.logging().accessFile()), (b, v) -> b.accessLogFile(ConfigValues.path(v))),
+            key("log.access-queue", "--access-log-queue", "access log lines waiting for the writer; past it lines are dropped and counted",
+                    o -> "" + o.logging().accessQueue(), (b, v) -> b.accessLogQueue(ConfigValues.integer(v, 1, 1 << 20))));
 
     private ConfigKeys() {
     }

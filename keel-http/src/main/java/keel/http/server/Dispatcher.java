@@ -98,23 +98,29 @@ final class Dispatcher implements AutoCloseable {
         return routes;
     }
 
-    /** A connection that can become a WebSocket (the nio transport's). */
-    interface Upgradable {
+    /** The exchange of a nio connection, which hears where its request runs and can become a WebSocket. */
+    interface Exchange {
         /**
          * On the connection's loop, before {@code dispatch} returns: answer 101 for {@code accepted}
          * and hand the socket to a {@link WsConnection} with {@code binding}; {@code release} runs
          * once when that connection closes. {@code done} is not called for this request.
          */
         void upgrade(WsHandshake.Accepted accepted, WsConnection.Binding binding, Runnable release);
+
+        /**
+         * On the connection's loop, before the handler runs: the execution it runs under (not called
+         * when the router answers by itself, 404 or 405, on the loop).
+         */
+        void runsOn(Execution execution);
     }
 
     /**
      * Routes {@code request} and answers through {@code done}, possibly before this method returns.
      * {@code loop} is the connection's event loop: an {@code EVENT_LOOP} handler runs on it, labelled
-     * with its route for the watchdog. A handshake a WebSocket route accepts goes to {@code upgradable}.
+     * with its route for the watchdog. A handshake a WebSocket route accepts goes to {@code exchange}.
      */
-    void dispatch(Request request, Consumer<Response> done, EventLoop loop, Upgradable upgradable) {
-        resolve(request, done, loop, false, upgradable);
+    void dispatch(Request request, Consumer<Response> done, EventLoop loop, Exchange exchange) {
+        resolve(request, done, loop, false, exchange);
     }
 
     /** For the blocking transport: routes and runs the handler on the calling thread, waiting for an async one. */
@@ -132,7 +138,7 @@ final class Dispatcher implements AutoCloseable {
         }
     }
 
-    private void resolve(Request request, Consumer<Response> done, EventLoop loop, boolean onCallingThread, Upgradable upgradable) {
+    private void resolve(Request request, Consumer<Response> done, EventLoop loop, boolean onCallingThread, Exchange exchange) {
         long start = observing ? System.nanoTime() : 0;
         RouteMatch match;
         try {
@@ -148,8 +154,8 @@ final class Dispatcher implements AutoCloseable {
             case RouteMatch.Found found -> {
                 Route route = found.route();
                 Consumer<Response> answer = recorded(done, request, route, start);
-                if (upgradable != null && route.endpoint() instanceof Route.WebSocket webSocket) {
-                    upgrade(route, webSocket.endpoint(), request.withPathParams(found.pathParams()), answer, upgradable, start);
+                if (exchange != null && route.endpoint() instanceof Route.WebSocket webSocket) {
+                    upgrade(route, webSocket.endpoint(), request.withPathParams(found.pathParams()), answer, exchange, start);
                     return;
                 }
                 String unsupportedCoding = RequestCoding.unsupported(request);
@@ -157,6 +163,8 @@ final class Dispatcher implements AutoCloseable {
                     answer.accept(Responses.unsupportedContentCoding(unsupportedCoding));
                     return;
                 }
+                Execution execution = executionOf(route);
+                if (exchange != null) exchange.runsOn(execution);
                 Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
                 if (limit != null) {
                     if (!limit.tryAcquire()) {
@@ -167,14 +175,12 @@ final class Dispatcher implements AutoCloseable {
                 }
                 Request routed = RequestCoding.decoding(request.withPathParams(found.pathParams()), maxBodySize);
                 if (onCallingThread) invoke(route, routed, answer);
-                else run(route, routed, answer, loop);
+                else run(execution, route, routed, answer, loop);
             }
         }
     }
 
-    private void run(Route route, Request request, Consumer<Response> done, EventLoop loop) {
-        Execution execution = route.executionOr(defaultExecution);
-        if (execution == Execution.EVENT_LOOP && anyOffloaded && offloaded.contains(route)) execution = Execution.VIRTUAL_THREAD;
+    private void run(Execution execution, Route route, Request request, Consumer<Response> done, EventLoop loop) {
         switch (execution) {
             case EVENT_LOOP -> {
                 loop.markActivity(route);
@@ -208,7 +214,7 @@ final class Dispatcher implements AutoCloseable {
     }
 
     /** Checks the handshake (its hooks run here, on the loop) and hands an accepted one to the connection. */
-    private void upgrade(Route route, WsEndpoint endpoint, Request request, Consumer<Response> refuse, Upgradable upgradable, long start) {
+    private void upgrade(Route route, WsEndpoint endpoint, Request request, Consumer<Response> refuse, Exchange exchange, long start) {
         WsHandshake.Outcome outcome;
         try {
             outcome = WsHandshake.check(request, endpoint, webSocketOptions);
@@ -234,7 +240,7 @@ final class Dispatcher implements AutoCloseable {
                 }
                 var binding = new WsConnection.Binding(endpoint.listener(), request, accepted.subprotocol(), accepted.deflate(),
                         listenerExecutor(route), route);
-                upgradable.upgrade(accepted, binding, limit == null ? () -> { } : limit::release);
+                exchange.upgrade(accepted, binding, limit == null ? () -> { } : limit::release);
             }
         }
     }
@@ -244,9 +250,7 @@ final class Dispatcher implements AutoCloseable {
      * that throws {@link RejectedExecutionException} when its pool or limit is full.
      */
     private Executor listenerExecutor(Route route) {
-        Execution execution = route.executionOr(defaultExecution);
-        if (execution == Execution.EVENT_LOOP && anyOffloaded && offloaded.contains(route)) execution = Execution.VIRTUAL_THREAD;
-        return switch (execution) {
+        return switch (executionOf(route)) {
             case EVENT_LOOP -> null;
             case WORKER_POOL -> task -> runOnWorker(release -> task.run());
             case VIRTUAL_THREAD -> this::runOnVirtualThread;
@@ -327,6 +331,13 @@ final class Dispatcher implements AutoCloseable {
             }
             done.accept(response);
         };
+    }
+
+    /** Where {@code route} runs now: its own execution or the server's, on virtual threads once offloaded. */
+    private Execution executionOf(Route route) {
+        Execution execution = route.executionOr(defaultExecution);
+        if (execution == Execution.EVENT_LOOP && anyOffloaded && offloaded.contains(route)) return Execution.VIRTUAL_THREAD;
+        return execution;
     }
 
     /** From now on {@code route} runs on virtual threads instead of the event loop; true the first time. */

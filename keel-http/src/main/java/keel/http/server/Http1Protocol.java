@@ -41,7 +41,7 @@ import javax.net.ssl.SSLSession;
  * while the channel is over its high water mark, so a client that does not read cannot grow server
  * memory; the channel answers all the responses one batch of input produced with one write.
  */
-final class Http1Protocol implements Protocol, Dispatcher.Upgradable {
+final class Http1Protocol implements Protocol, Dispatcher.Exchange {
     private static final Log LOG = Log.of(Http1Protocol.class);
 
     private enum State { READING, HANDLING, STREAMING, CLOSING, UPGRADED, CLOSED }
@@ -60,6 +60,8 @@ final class Http1Protocol implements Protocol, Dispatcher.Upgradable {
     private ResponseStream stream;
     /** The client's certificate chain (TLS with client authentication), or null. */
     private List<X509Certificate> peerCertificates;
+    /** The access log's view of the exchanges; null when the access log is off. */
+    private AccessRecorder access;
 
     Http1Protocol(long id, LoopConnections home, Response refusal) {
         this.id = id;
@@ -73,6 +75,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Upgradable {
     @Override
     public void onAttach(Channel attached) {
         this.channel = attached;
+        this.access = AccessRecorder.onLoop(home.context().accessLog(), attached.loop().name());
     }
 
     @Override
@@ -132,6 +135,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Upgradable {
     @Override
     public void onClosed(Channel from, Throwable cause) {
         if (cause != null) LOG.debug("connection_failed", "id", id, "state", state, "cause", cause);
+        if (access != null && state == State.STREAMING) access.finish(handedOver()); // a body cut short: what was sent
         state = State.CLOSED;
         wait = Wait.NONE;
         if (stream != null) {
@@ -148,6 +152,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Upgradable {
     private void onRequest(Request request) {
         if (peerCertificates != null) request = request.withPeerCertificates(peerCertificates);
         current = request;
+        if (access != null) access.begin(request);
         state = State.HANDLING;
         channel.pauseInput(); // pipelined requests wait until this one is answered
         waitFor(Wait.NONE, false);
@@ -183,8 +188,9 @@ final class Http1Protocol implements Protocol, Dispatcher.Upgradable {
             if (response.isStreamed()) DiscardingSubscriber.discard(response.stream()); // closed while the handler ran
             return;
         }
-        ResponsePlan plan = ResponsePlan.of(current, response, home.context().isStopping());
+        ResponsePlan plan = ResponsePlan.of(current, response, home.context().isStopping(), access == null ? null : access.requestId());
         current = null;
+        if (access != null) access.responding(response.status(), handedOver());
         if (plan.streamsBody()) {
             stream = new ResponseStream(this, channel, response, plan);
             state = State.STREAMING;
@@ -201,7 +207,9 @@ final class Http1Protocol implements Protocol, Dispatcher.Upgradable {
      */
     @Override
     public void upgrade(WsHandshake.Accepted accepted, WsConnection.Binding binding, Runnable release) {
+        if (access != null) access.responding(101, handedOver());
         WsHandshake.writeSwitchingProtocols(channel.out(), accepted);
+        if (access != null) access.finish(handedOver());
         current = null;
         state = State.UPGRADED;
         channel.switchTo(WsConnection.server(id, binding, home.context().webSocketSettings(), release));
@@ -210,6 +218,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Upgradable {
     /** After a response is fully queued: read the next request, or close once the bytes are out. */
     void finishExchange(boolean close) {
         stream = null;
+        if (access != null) access.finish(handedOver());
         if (close) {
             state = State.CLOSING;
             channel.closeAfterFlush();
@@ -221,7 +230,9 @@ final class Http1Protocol implements Protocol, Dispatcher.Upgradable {
     }
 
     private void respondAndClose(Response response) {
-        ResponsePlan.closing(response).write(channel.out(), response);
+        if (access != null) access.beginUnparsed(response.status(), handedOver());
+        ResponsePlan.closing(response, access == null ? null : access.requestId()).write(channel.out(), response);
+        if (access != null) access.finish(handedOver());
         current = null;
         state = State.CLOSING;
         channel.closeAfterFlush();
@@ -233,6 +244,16 @@ final class Http1Protocol implements Protocol, Dispatcher.Upgradable {
             state = State.CLOSING;
             channel.closeLingering();
         }
+    }
+
+    @Override
+    public void runsOn(Execution execution) {
+        if (access != null) access.runsOn(execution);
+    }
+
+    /** The response bytes handed to the channel so far: written (or encrypted), and still queued. */
+    private long handedOver() {
+        return channel.bytesWritten() + channel.out().pendingBytes();
     }
 
     /** Sets what the exchange waits for; the deadline restarts when the wait changes or on {@code refresh}. */

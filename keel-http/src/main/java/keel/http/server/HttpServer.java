@@ -8,6 +8,7 @@ import keel.http.router.Route;
 import keel.http.router.Router;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -56,33 +57,37 @@ public final class HttpServer implements AutoCloseable {
     private final ServerOptions options;
     private final Dispatcher dispatcher;
     private final Listener transport;
+    /** Null when the access log is off. */
+    private final AccessLog accessLog;
     private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
 
-    private HttpServer(ServerOptions options, Router router, ServerObserver observer) throws IOException {
-        // The key material first: a file that cannot be read stops the start before anything runs.
+    private HttpServer(ServerOptions options, Router router, ServerObserver observer, OutputStream accessLogSink) throws IOException {
+        // The key material and the access log's file first: one that cannot be used stops the start before anything runs.
         keel.core.tls.Tls tls = ServerTls.create(options.tls());
-        if (options.warmup()) {
-            warmup(options);
-            observer.warmup();
-        }
+        this.accessLog = accessLogSink == null ? AccessLog.open(options.logging()) : AccessLog.to(accessLogSink, options.logging());
         this.options = options;
-        this.dispatcher = new Dispatcher(options, router.freeze(), observer);
-        ServerContext context = new ServerContext(options, dispatcher, observer, tls);
+        try {
+            if (options.warmup()) {
+                warmup(options);
+                observer.warmup();
+            }
+            this.dispatcher = new Dispatcher(options, router.freeze(), observer);
+        } catch (IOException | RuntimeException e) {
+            if (accessLog != null) accessLog.close();
+            throw e;
+        }
+        ServerContext context = new ServerContext(options, dispatcher, observer, tls, accessLog);
         try {
             this.transport = switch (options.transport()) {
                 case NIO -> new NioServer(context);
                 case BLOCKING -> new BlockingServer(context);
             };
-        } catch (IOException | RuntimeException e) {
-            dispatcher.close();
-            throw e;
-        }
-        // The observer (metrics) is ready before the port opens, so the first request pays for nothing.
-        observer.onStart(this);
-        try {
+            // The observer (metrics) is ready before the port opens, so the first request pays for nothing.
+            observer.onStart(this);
             transport.open();
         } catch (IOException | RuntimeException e) {
             dispatcher.close();
+            if (accessLog != null) accessLog.close();
             throw e;
         }
     }
@@ -94,7 +99,16 @@ public final class HttpServer implements AutoCloseable {
 
     /** Binds and starts serving, reporting to {@code observer} (metrics). */
     public static HttpServer start(ServerOptions options, Router router, ServerObserver observer) throws IOException {
-        return new HttpServer(options, router, observer);
+        return new HttpServer(options, router, observer, null);
+    }
+
+    /**
+     * Like {@link #start(ServerOptions, Router, ServerObserver)}, with the access log (when
+     * {@code log.access} is on) written to {@code accessLogSink}, by the access log's thread, instead
+     * of standard output or {@code log.access-file}; the server never closes it.
+     */
+    static HttpServer start(ServerOptions options, Router router, ServerObserver observer, OutputStream accessLogSink) throws IOException {
+        return new HttpServer(options, router, observer, java.util.Objects.requireNonNull(accessLogSink, "accessLogSink"));
     }
 
     /**
@@ -153,6 +167,14 @@ public final class HttpServer implements AutoCloseable {
         return transport.blockedLoopEvents();
     }
 
+    /**
+     * Access log lines dropped so far, never written: the log's queue ({@code log.access-queue}) was
+     * full, or its file or stream failed. 0 when the access log is off.
+     */
+    public long accessLogDropped() {
+        return accessLog == null ? 0 : accessLog.dropped();
+    }
+
     /** Platform threads of the worker pool running a handler now. */
     public int workerActive() {
         return dispatcher.workerActive();
@@ -186,7 +208,8 @@ public final class HttpServer implements AutoCloseable {
     /**
      * Stops gracefully: no new connections; idle connections close; requests in flight finish within
      * {@code grace}, and their responses (and any request that arrives meanwhile) carry
-     * {@code Connection: close}; whatever is still open after the grace period is closed. Idempotent.
+     * {@code Connection: close}; whatever is still open after the grace period is closed. The access
+     * log then writes its last lines and flushes. Idempotent.
      */
     public synchronized void stop(Duration grace) {
         if (stopped.getCount() == 0) return;
@@ -196,6 +219,7 @@ public final class HttpServer implements AutoCloseable {
             throw new UncheckedIOException(e);
         } finally {
             dispatcher.close();
+            if (accessLog != null) accessLog.close();
             stopped.countDown();
         }
     }

@@ -17,8 +17,9 @@ import keel.http.codec.Http1Writer.BodyFraming;
  * @param omitBody     a HEAD request: the head announces the body, no body follows
  * @param close        the connection closes after this response ({@code Connection: close})
  * @param http10Client the request was HTTP/1.0, so a connection kept open is announced with {@code Connection: keep-alive}
+ * @param requestId    echoed as {@code X-Request-Id} (the access log's id, read while the response is written), or null
  */
-record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean close, boolean http10Client) {
+record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean close, boolean http10Client, CharSequence requestId) {
 
     /** What leaves for a response. */
     enum Kind {
@@ -33,27 +34,28 @@ record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean cl
     /**
      * The plan for {@code response} to {@code request}. The connection closes when the client or the
      * handler asks for it, when the server is stopping, or when the body ends only with the connection
-     * (a streamed body to an HTTP/1.0 client, which cannot read chunks).
+     * (a streamed body to an HTTP/1.0 client, which cannot read chunks). {@code requestId} (or null)
+     * goes back as {@code X-Request-Id}.
      */
-    static ResponsePlan of(Request request, Response response, boolean stopping) {
+    static ResponsePlan of(Request request, Response response, boolean stopping, CharSequence requestId) {
         boolean head = request.method().equals("HEAD");
         boolean http10Client = !request.isHttp11();
         boolean close = !request.keepAlive() || response.closesConnection() || stopping;
         if (!response.isStreamed()) {
-            return new ResponsePlan(Kind.FIXED, fixedFraming(response), head, close, http10Client);
+            return new ResponsePlan(Kind.FIXED, fixedFraming(response), head, close, http10Client, requestId);
         }
         BodyFraming framing = Http1Writer.streamFraming(response.status(), request.isHttp11());
         close |= framing == BodyFraming.UNTIL_CLOSE;
         Kind kind = head || framing == BodyFraming.NONE ? Kind.HEAD_ONLY : Kind.STREAMED;
-        return new ResponsePlan(kind, framing, head, close, http10Client);
+        return new ResponsePlan(kind, framing, head, close, http10Client, requestId);
     }
 
     /**
      * The plan for a fixed response that ends the connection whatever was asked (a request that could
      * not be read, a timeout, a refused connection): there may be no request to plan from.
      */
-    static ResponsePlan closing(Response response) {
-        return new ResponsePlan(Kind.FIXED, fixedFraming(response), false, true, false);
+    static ResponsePlan closing(Response response, CharSequence requestId) {
+        return new ResponsePlan(Kind.FIXED, fixedFraming(response), false, true, false, requestId);
     }
 
     private static BodyFraming fixedFraming(Response response) {
@@ -71,12 +73,12 @@ record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean cl
      */
     void write(WriteQueue out, Response response) {
         switch (kind) {
-            case FIXED -> Http1Writer.writeFixed(out, response, omitBody, close, http10Client);
+            case FIXED -> Http1Writer.writeFixed(out, response, omitBody, close, http10Client, requestId);
             case HEAD_ONLY -> {
-                Http1Writer.writeHead(out, response, framing, -1, close, http10Client);
+                Http1Writer.writeHead(out, response, framing, -1, close, http10Client, requestId);
                 DiscardingSubscriber.discard(response.stream());
             }
-            case STREAMED -> Http1Writer.writeHead(out, response, framing, -1, close, http10Client);
+            case STREAMED -> Http1Writer.writeHead(out, response, framing, -1, close, http10Client, requestId);
         }
     }
 

@@ -12,22 +12,24 @@ import keel.http.ws.WsHandshake;
 import java.time.Duration;
 import javax.net.ssl.SSLEngine;
 
-/** What both transports share for one running server: options, dispatcher, observer, TLS, and whether it is stopping. */
+/** What both transports share for one running server: options, dispatcher, observer, TLS, access log, and whether it is stopping. */
 final class ServerContext {
     private final ServerOptions options;
     private final Dispatcher dispatcher;
     private final ServerObserver observer;
     private final Tls tls;
+    private final AccessLog accessLog;
     private final Http1Parser.Limits parserLimits;
     private final int readBufferSize;
     private final WsConnection.Settings webSocketSettings;
     private volatile boolean stopping;
 
-    ServerContext(ServerOptions options, Dispatcher dispatcher, ServerObserver observer, Tls tls) {
+    ServerContext(ServerOptions options, Dispatcher dispatcher, ServerObserver observer, Tls tls, AccessLog accessLog) {
         this.options = options;
         this.dispatcher = dispatcher;
         this.observer = observer;
         this.tls = tls;
+        this.accessLog = accessLog;
         var limits = options.limits();
         this.parserLimits = new Http1Parser.Limits(limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize());
         // Larger than the head limit, so a buffer full of head bytes always means 431, never a stall.
@@ -73,6 +75,11 @@ final class ServerContext {
     /** The TLS every connection speaks (built once from {@code options.tls()} by {@link ServerTls}), or null for clear text. */
     Tls tls() {
         return tls;
+    }
+
+    /** The access log, or null when it is off. */
+    AccessLog accessLog() {
+        return accessLog;
     }
 
     Http1Parser.Limits parserLimits() {

@@ -1,5 +1,6 @@
 package keel.http.server;
 
+import keel.core.log.LogFormat;
 import keel.core.loop.EventLoop;
 import keel.core.tls.ClientAuth;
 import keel.http.ws.WsOptions;
@@ -25,10 +26,11 @@ import java.util.Objects;
  * @param compression gzip of response bodies the client accepts ({@link Compression})
  * @param warmup    run the hot paths (JIT), loops, buffer pools and the resolver before the port opens
  *                  ({@link HttpServer#warmup})
+ * @param logging   the format of log lines and the access log
  */
 public record ServerOptions(String host, int port, Transport transport, Execution execution, Threads threads,
                             Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks, Guard guard,
-                            WsOptions webSocket, Tls tls, Compression compression, boolean warmup) {
+                            WsOptions webSocket, Tls tls, Compression compression, boolean warmup, Logging logging) {
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
@@ -39,6 +41,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         Objects.requireNonNull(webSocket, "webSocket");
         Objects.requireNonNull(tls, "tls");
         Objects.requireNonNull(compression, "compression");
+        Objects.requireNonNull(logging, "logging");
         if (port < 0 || port > 65_535) throw new IllegalArgumentException("port must be in 0..65535: " + port);
     }
 
@@ -239,6 +242,24 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         }
     }
 
+    /**
+     * The format of log lines, and the access log: one line per request, written by a thread of its own
+     * ({@link AccessLog}).
+     *
+     * @param format      {@code text} (key=value) or {@code json} (one object per line), for the access log
+     *                    and, where the application applies it ({@code bin/keel serve}), every log line
+     * @param access      write the access log
+     * @param accessFile  the file the access log is appended to; null: standard output
+     * @param accessQueue lines that may wait for the access log's writer; past it a line is dropped and
+     *                    counted ({@link HttpServer#accessLogDropped()}), never waited for
+     */
+    public record Logging(LogFormat format, boolean access, Path accessFile, int accessQueue) {
+        public Logging {
+            Objects.requireNonNull(format, "log.format");
+            if (accessQueue < 1 || accessQueue > 1 << 20) throw new IllegalArgumentException("log.access-queue must be in 1..1048576");
+        }
+    }
+
     public static ServerOptions defaults() {
         return builder().build();
     }
@@ -298,6 +319,10 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.compressionLevel = compression.level();
         b.compressionTypes = compression.types();
         b.warmup = warmup;
+        b.logFormat = logging.format();
+        b.accessLog = logging.access();
+        b.accessLogFile = logging.accessFile();
+        b.accessLogQueue = logging.accessQueue();
         return b;
     }
 
@@ -352,6 +377,10 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         private int compressionLevel = 6;
         private List<String> compressionTypes = Compression.DEFAULT_TYPES;
         private boolean warmup = false;
+        private LogFormat logFormat = LogFormat.TEXT;
+        private boolean accessLog = false;
+        private Path accessLogFile = null;
+        private int accessLogQueue = 8192;
 
         private Builder() {
         }
@@ -405,6 +434,10 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder compressionLevel(int compressionLevel) { this.compressionLevel = compressionLevel; return this; }
         public Builder compressionTypes(List<String> compressionTypes) { this.compressionTypes = compressionTypes; return this; }
         public Builder warmup(boolean warmup) { this.warmup = warmup; return this; }
+        public Builder logFormat(LogFormat logFormat) { this.logFormat = logFormat; return this; }
+        public Builder accessLog(boolean accessLog) { this.accessLog = accessLog; return this; }
+        public Builder accessLogFile(Path accessLogFile) { this.accessLogFile = accessLogFile; return this; }
+        public Builder accessLogQueue(int accessLogQueue) { this.accessLogQueue = accessLogQueue; return this; }
 
         public ServerOptions build() {
             return new ServerOptions(host, port, transport, execution, threads,
@@ -418,7 +451,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
                     new Tls(tlsCertificate, tlsPrivateKey, tlsKeystore, tlsKeystorePassword, tlsProtocols, tlsHandshakeTimeout,
                             tlsClientAuth, tlsClientTrust),
                     new Compression(compressionEnabled, compressionMinSize, compressionLevel, compressionTypes),
-                    warmup);
+                    warmup, new Logging(logFormat, accessLog, accessLogFile, accessLogQueue));
         }
     }
 }

@@ -6,6 +6,7 @@ import keel.http.client.HttpClient;
 import keel.http.router.Router;
 
 import java.io.IOException;
+import java.io.OutputStream;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -69,9 +70,10 @@ public final class Warmup {
                 .tlsClientAuth(keel.core.tls.ClientAuth.NONE).tlsClientTrust(null).build();
         SSLContext tls = options.tls().enabled() ? client.options().tls().context() : null;
         if (options.tls().enabled() && tls == null) throw new IllegalArgumentException("a TLS warm-up needs a client with an SSL context that trusts the server");
-        // An observer that records nothing, so the reporting path (one lambda per response) runs too.
+        // An observer that records nothing, so the reporting path (one lambda per response) runs too; the
+        // access log, when on, formats its lines as usual and writes them nowhere.
         HttpServer server = HttpServer.start(options, routes(), new ServerObserver() {
-        });
+        }, OutputStream.nullOutputStream());
         try {
             List<ClientRequest> mix = mix((tls == null ? "http" : "https") + "://127.0.0.1:" + server.port());
             Semaphore window = new Semaphore(IN_FLIGHT);

@@ -55,16 +55,16 @@ class ResponsePlanTest {
     @Test
     void keepsAnHttp11ConnectionOpenAfterAFixedResponse() throws IOException {
         Response response = Response.bytes(200, "text/plain", BODY);
-        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false);
+        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false, null);
 
-        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.FIXED, BodyFraming.FIXED, false, false, false));
+        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.FIXED, BodyFraming.FIXED, false, false, false, null));
         assertThat(written(plan, response)).contains("Content-Length: 5\r\n").doesNotContain("Connection:").endsWith("\r\n\r\nhello");
     }
 
     @Test
     void headRequestGetsTheHeadOfAFixedResponseWithoutItsBody() throws IOException {
         Response response = Response.bytes(200, "text/plain", BODY);
-        ResponsePlan plan = ResponsePlan.of(head(), response, false);
+        ResponsePlan plan = ResponsePlan.of(head(), response, false, null);
 
         assertThat(plan.kind()).isEqualTo(ResponsePlan.Kind.FIXED);
         assertThat(plan.omitBody()).isTrue();
@@ -76,9 +76,9 @@ class ResponsePlanTest {
     void headRequestGetsOnlyTheHeadOfAStreamedResponseAndThePublisherIsCancelled() throws IOException {
         AtomicBoolean cancelled = new AtomicBoolean();
         Response response = streamed(200, cancelled);
-        ResponsePlan plan = ResponsePlan.of(head(), response, false);
+        ResponsePlan plan = ResponsePlan.of(head(), response, false, null);
 
-        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.HEAD_ONLY, BodyFraming.CHUNKED, true, false, false));
+        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.HEAD_ONLY, BodyFraming.CHUNKED, true, false, false, null));
         assertThat(plan.streamsBody()).isFalse();
         assertThat(written(plan, response)).contains("Transfer-Encoding: chunked\r\n").endsWith("\r\n\r\n");
         assertThat(cancelled).isTrue();
@@ -87,7 +87,7 @@ class ResponsePlanTest {
     @Test
     void http10ClientThatAskedForKeepAliveHasItAnnounced() throws IOException {
         Response response = Response.bytes(200, "text/plain", BODY);
-        ResponsePlan plan = ResponsePlan.of(get(false, true), response, false);
+        ResponsePlan plan = ResponsePlan.of(get(false, true), response, false, null);
 
         assertThat(plan.close()).isFalse();
         assertThat(plan.http10Client()).isTrue();
@@ -97,7 +97,7 @@ class ResponsePlanTest {
     @Test
     void http10ClientWithoutKeepAliveIsClosedAfterTheResponse() throws IOException {
         Response response = Response.bytes(200, "text/plain", BODY);
-        ResponsePlan plan = ResponsePlan.of(get(false, false), response, false);
+        ResponsePlan plan = ResponsePlan.of(get(false, false), response, false, null);
 
         assertThat(plan.close()).isTrue();
         assertThat(written(plan, response)).contains("Connection: close\r\n").doesNotContain("keep-alive");
@@ -107,9 +107,9 @@ class ResponsePlanTest {
     @ValueSource(ints = {204, 304})
     void fixedResponseWithANoBodyStatusHasNoFraming(int status) throws IOException {
         Response response = Response.status(status);
-        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false);
+        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false, null);
 
-        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.FIXED, BodyFraming.NONE, false, false, false));
+        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.FIXED, BodyFraming.NONE, false, false, false, null));
         assertThat(written(plan, response)).doesNotContain("Content-Length").doesNotContain("Transfer-Encoding");
     }
 
@@ -118,9 +118,9 @@ class ResponsePlanTest {
     void streamedResponseWithANoBodyStatusGetsOnlyAHeadWithoutFraming(int status) throws IOException {
         AtomicBoolean cancelled = new AtomicBoolean();
         Response response = streamed(status, cancelled);
-        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false);
+        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false, null);
 
-        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.HEAD_ONLY, BodyFraming.NONE, false, false, false));
+        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.HEAD_ONLY, BodyFraming.NONE, false, false, false, null));
         assertThat(written(plan, response)).doesNotContain("Content-Length").doesNotContain("Transfer-Encoding");
         assertThat(cancelled).isTrue();
     }
@@ -128,7 +128,7 @@ class ResponsePlanTest {
     @Test
     void stoppingServerClosesAfterTheResponse() throws IOException {
         Response response = Response.bytes(200, "text/plain", BODY);
-        ResponsePlan plan = ResponsePlan.of(get(true, true), response, true);
+        ResponsePlan plan = ResponsePlan.of(get(true, true), response, true, null);
 
         assertThat(plan.close()).isTrue();
         assertThat(written(plan, response)).contains("Connection: close\r\n");
@@ -136,7 +136,7 @@ class ResponsePlanTest {
 
     @Test
     void handlerThatAsksForCloseClosesAfterTheResponse() {
-        ResponsePlan plan = ResponsePlan.of(get(true, true), Response.ok("bye").closeConnection(), false);
+        ResponsePlan plan = ResponsePlan.of(get(true, true), Response.ok("bye").closeConnection(), false, null);
 
         assertThat(plan.close()).isTrue();
     }
@@ -144,9 +144,9 @@ class ResponsePlanTest {
     @Test
     void streamedResponseToHttp11IsChunkedAndKeepsTheConnection() throws IOException {
         Response response = streamed(200, new AtomicBoolean());
-        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false);
+        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false, null);
 
-        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.STREAMED, BodyFraming.CHUNKED, false, false, false));
+        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.STREAMED, BodyFraming.CHUNKED, false, false, false, null));
         assertThat(written(plan, response)).contains("Transfer-Encoding: chunked\r\n").doesNotContain("Connection:");
         WriteQueue out = new WriteQueue(new BufferPool(4096, 2));
         plan.writeItem(out, BODY);
@@ -157,9 +157,9 @@ class ResponsePlanTest {
     @Test
     void streamedResponseToHttp10RunsUntilCloseAndCloses() throws IOException {
         Response response = streamed(200, new AtomicBoolean());
-        ResponsePlan plan = ResponsePlan.of(get(false, true), response, false);
+        ResponsePlan plan = ResponsePlan.of(get(false, true), response, false, null);
 
-        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.STREAMED, BodyFraming.UNTIL_CLOSE, false, true, true));
+        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.STREAMED, BodyFraming.UNTIL_CLOSE, false, true, true, null));
         assertThat(written(plan, response)).contains("Connection: close\r\n")
                 .doesNotContain("Transfer-Encoding").doesNotContain("Content-Length");
         WriteQueue out = new WriteQueue(new BufferPool(4096, 2));
@@ -169,11 +169,25 @@ class ResponsePlanTest {
     }
 
     @Test
+    void aRequestIdGoesBackAsXRequestIdUnlessTheResponseHasOne() throws IOException {
+        Response response = Response.bytes(200, "text/plain", BODY);
+        assertThat(written(ResponsePlan.of(get(true, true), response, false, "5f2a9c01be34-1a"), response))
+                .contains("\r\nX-Request-Id: 5f2a9c01be34-1a\r\n").endsWith("\r\n\r\nhello");
+        Response own = response.header("X-Request-Id", "upstream-7");
+        assertThat(written(ResponsePlan.of(get(true, true), own, false, "5f2a9c01be34-1a"), own))
+                .contains("\r\nX-Request-Id: upstream-7\r\n").doesNotContain("5f2a9c01be34-1a");
+        Response streamed = streamed(200, new AtomicBoolean());
+        assertThat(written(ResponsePlan.of(get(true, true), streamed, false, "id-2"), streamed)).contains("\r\nX-Request-Id: id-2\r\n");
+        Response refused = Responses.error(400, "bad");
+        assertThat(written(ResponsePlan.closing(refused, "id-3"), refused)).contains("\r\nX-Request-Id: id-3\r\n");
+    }
+
+    @Test
     void closingPlanAnswersWithCloseWhateverWasAsked() throws IOException {
         Response response = Responses.error(408, "request head not received within 300 ms");
-        ResponsePlan plan = ResponsePlan.closing(response);
+        ResponsePlan plan = ResponsePlan.closing(response, null);
 
-        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.FIXED, BodyFraming.FIXED, false, true, false));
+        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.FIXED, BodyFraming.FIXED, false, true, false, null));
         assertThat(written(plan, response)).startsWith("HTTP/1.1 408 Request Timeout\r\n").contains("Connection: close\r\n")
                 .endsWith("request head not received within 300 ms\n");
     }

@@ -3,6 +3,7 @@ package keel.http.server;
 import keel.http.router.Router;
 import keel.http.tls.TestCertificates;
 
+import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
@@ -35,11 +36,25 @@ public final class TestServer implements AutoCloseable {
 
     /** Starts on 127.0.0.1 and a free port; {@code customize} adjusts the test's options. */
     public static TestServer start(Router router, Consumer<ServerOptions.Builder> customize) {
+        return start(router, customize, null);
+    }
+
+    /**
+     * Starts on {@code wire} with the access log on, written to {@code accessLog} (by the log's own
+     * thread) instead of standard output; {@code customize} adjusts the test's other options.
+     */
+    static TestServer startWithAccessLog(Wire wire, Router router, OutputStream accessLog, Consumer<ServerOptions.Builder> customize) {
+        return start(router, options -> customize.accept(wire.configure(options.accessLog(true))), accessLog);
+    }
+
+    private static TestServer start(Router router, Consumer<ServerOptions.Builder> customize, OutputStream accessLog) {
         ServerOptions.Builder builder = ServerOptions.builder().host("127.0.0.1").port(0).loops(2)
                 .lingerDrain(Duration.ofSeconds(2));
         customize.accept(builder);
         try {
-            return new TestServer(HttpServer.start(builder.build(), router));
+            ServerOptions options = builder.build();
+            return new TestServer(accessLog == null ? HttpServer.start(options, router)
+                    : HttpServer.start(options, router, ServerObserver.NONE, accessLog));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

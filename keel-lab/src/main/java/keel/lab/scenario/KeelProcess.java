@@ -42,7 +42,8 @@ public final class KeelProcess implements AutoCloseable {
     /**
      * Starts {@code serve --port <free port> flags…}; returns once {@code GET /benchmark/health} answers
      * 200 (or throws with the log's tail after {@code readyTimeout}). Lab servers start cold
-     * ({@code --warmup false}) unless {@code flags} say otherwise.
+     * ({@code --warmup false}) and without an access log ({@code --access-log false}: a scenario's
+     * load would fill its log file with lines) unless {@code flags} say otherwise.
      */
     public static KeelProcess start(Path log, int cpu, Duration readyTimeout, List<String> jvmOptions, String... flags)
             throws IOException, InterruptedException {
@@ -65,6 +66,7 @@ public final class KeelProcess implements AutoCloseable {
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), "keel.lab.Main", "serve", "--port", Integer.toString(port)));
         List<String> given = List.of(flags);
         if (!given.contains("--warmup")) command.addAll(List.of("--warmup", "false"));
+        if (!given.contains("--access-log")) command.addAll(List.of("--access-log", "false"));
         command.addAll(given);
         Files.createDirectories(log.toAbsolutePath().getParent());
         long startedAt = System.nanoTime();

@@ -1,0 +1,85 @@
+package keel.http.server;
+
+import keel.core.log.LogFormat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The access log's writer thread on its own: it never sleeps through a line, and never makes a producer wait. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class AccessLogWriterTest {
+    private static AccessEntry entry(String id) {
+        return new AccessEntry(System.nanoTime(), id, 0, "GET", "/x", 200, 0, 10, 1_000, "event-loop", "keel-loop-0");
+    }
+
+    @Test
+    void aWriterWokenOverAndOverNeverSleepsThroughALine() throws Exception {
+        int producers = 3;
+        int rounds = 3_000;
+        LineSink sink = LineSink.open();
+        // No gathering: every round finds the writer asleep and races the offers against its going to sleep.
+        AccessLog log = new AccessLog(LogFormat.TEXT, 16, sink, false, "test", 0);
+        CyclicBarrier start = new CyclicBarrier(producers + 1);
+        CyclicBarrier offered = new CyclicBarrier(producers + 1);
+        List<Thread> threads = new ArrayList<>();
+        for (int p = 0; p < producers; p++) {
+            int producer = p;
+            threads.add(Thread.ofPlatform().start(() -> {
+                try {
+                    for (int round = 0; round < rounds; round++) {
+                        start.await();
+                        log.offer(entry(producer + "-" + round));
+                        offered.await();
+                    }
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        try {
+            for (int round = 0; round < rounds; round++) {
+                start.await(5, TimeUnit.SECONDS);
+                offered.await(5, TimeUnit.SECONDS);
+                Set<String> ids = new HashSet<>();
+                for (int p = 0; p < producers; p++) ids.add(sink.next().split(" ")[2]); // fails after 5 s without the line
+                assertThat(ids).hasSize(producers);
+            }
+        } finally {
+            for (Thread thread : threads) thread.join(5_000);
+            log.close();
+        }
+        assertThat(log.dropped()).isZero();
+    }
+
+    @Test
+    void aQueueHalfFullCutsTheGatheringShort() throws Exception {
+        LineSink sink = LineSink.open();
+        AccessLog log = new AccessLog(LogFormat.TEXT, 8, sink, false, "test", TimeUnit.SECONDS.toNanos(30));
+        try {
+            for (int i = 0; i < 4; i++) log.offer(entry("id-" + i)); // the first wakes the writer, which gathers for 30 s
+            for (int i = 0; i < 4; i++) assertThat(sink.next()).contains(" request_id=id-" + i + " "); // within 5 s
+        } finally {
+            log.close();
+        }
+    }
+
+    @Test
+    void closingWritesWhatIsQueuedAndEndsTheThread() throws Exception {
+        LineSink sink = LineSink.open();
+        AccessLog log = new AccessLog(LogFormat.JSON, 100, sink, false, "test", TimeUnit.SECONDS.toNanos(30));
+        for (int i = 0; i < 50; i++) log.offer(entry("id-" + i));
+        log.close(); // the writer is gathering for 30 s: the close wakes it
+        for (int i = 0; i < 50; i++) assertThat(sink.next()).contains("\"request_id\":\"id-" + i + "\"");
+        log.offer(entry("late"));
+        assertThat(log.dropped()).as("a line offered after the close").isEqualTo(1);
+        assertThat(sink.waiting()).isZero();
+    }
+}
