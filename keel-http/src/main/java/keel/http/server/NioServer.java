@@ -69,11 +69,26 @@ final class NioServer implements HttpServer.Listener {
             context.observer().onRejected(ServerObserver.Rejection.CONNECTION_LIMIT);
             LOG.debug("connection_refused", "reason", "max_connections", "limit", options.limits().maxConnections());
             refusal = Responses.overloaded("connection limit reached (" + options.limits().maxConnections() + ")");
+            if (context.tls() != null) {
+                // Over TLS a 503 needs a handshake first: the work an overloaded server refuses. It closes,
+                // as the blocking transport does.
+                closeQuietly(socket);
+                onClosed();
+                return;
+            }
         }
         Http1Protocol exchange = new Http1Protocol(connectionIds.incrementAndGet(), home, refusal);
         Channel channel = Channel.accept(socket, loop, home.channelSettings(), context.newTlsEngine(), exchange, home::remove);
         if (channel.isClosed()) onClosed(); // refused, or failed, at once: it never joined its loop's set
         else home.add(channel);
+    }
+
+    private static void closeQuietly(SocketChannel socket) {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            LOG.debug("close_failed", "cause", e);
+        }
     }
 
     void onClosed() {

@@ -229,12 +229,13 @@ class ServerTlsTest {
         }
     }
 
-    @Test
-    void theBlockingTransportClosesAConnectionPastTheLimitBeforeAnyHandshake() throws Exception {
-        try (HttpServer server = start(Transport.BLOCKING, ServerObserver.NONE, b -> b.maxConnections(1));
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aConnectionPastTheLimitIsClosedBeforeAnyHandshake(Transport transport) throws Exception {
+        try (HttpServer server = start(transport, ServerObserver.NONE, b -> b.maxConnections(1));
              RawClient admitted = RawClient.tls(server.port())) {
             assertThat(admitted.send(RawClient.get("/hello")).read().body()).isEqualTo("Hello over TLS");
-            // Not the 503 of clear text (and of the nio transport): a handshake is the work an overloaded server refuses.
+            // Not the 503 of clear text: a handshake is the work an overloaded server refuses.
             assertThatThrownBy(() -> RawClient.tls(server.port())).hasCauseInstanceOf(SSLHandshakeException.class);
             assertThat(admitted.send(RawClient.get("/hello")).read().body()).as("the admitted connection is unaffected").isEqualTo("Hello over TLS");
         }
