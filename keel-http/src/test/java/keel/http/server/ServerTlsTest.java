@@ -38,7 +38,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class ServerTlsTest {
 
-    private static Router routes() {
+    /** The TLS tests' routes; {@link TlsExchangeTest} serves them too. */
+    static Router routes() {
         return new Router()
                 .get("/hello", request -> Response.ok("Hello over TLS"))
                 .post("/echo", request -> Response.bytes(200, "application/octet-stream", request.body()))
@@ -46,7 +47,8 @@ class ServerTlsTest {
                         : request.peerCertificates().getFirst().getSubjectX500Principal().getName()));
     }
 
-    private static HttpServer start(Transport transport, ServerObserver observer, Consumer<ServerOptions.Builder> customize) throws IOException {
+    /** A server over TLS with the test CA's certificate, on {@code transport}, adjusted by {@code customize}. */
+    static HttpServer start(Transport transport, ServerObserver observer, Consumer<ServerOptions.Builder> customize) throws IOException {
         ServerOptions.Builder builder = ServerOptions.builder().host("127.0.0.1").port(0).transport(transport).loops(2)
                 .lingerDrain(Duration.ofSeconds(2))
                 .tlsCertificate(TestCertificates.serverCertPem()).tlsPrivateKey(TestCertificates.serverKeyPem());

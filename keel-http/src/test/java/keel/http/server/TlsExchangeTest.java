@@ -40,17 +40,11 @@ class TlsExchangeTest {
     private static final int TEN_MIB = 10 * 1024 * 1024;
 
     private static Router routes() {
-        return new Router()
-                .get("/hello", request -> Response.ok("Hello over TLS"))
-                .post("/echo", request -> Response.bytes(200, "application/octet-stream", request.body()));
+        return ServerTlsTest.routes();
     }
 
     private static HttpServer start(Transport transport, ServerObserver observer, Consumer<ServerOptions.Builder> customize) throws IOException {
-        ServerOptions.Builder builder = ServerOptions.builder().host("127.0.0.1").port(0).transport(transport).loops(2)
-                .lingerDrain(Duration.ofSeconds(2))
-                .tlsCertificate(TestCertificates.serverCertPem()).tlsPrivateKey(TestCertificates.serverKeyPem());
-        customize.accept(builder);
-        return HttpServer.start(builder.build(), routes(), observer);
+        return ServerTlsTest.start(transport, observer, customize);
     }
 
     private static HttpServer startTls(Transport transport) throws IOException {
