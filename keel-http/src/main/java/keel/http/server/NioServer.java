@@ -6,11 +6,12 @@ import keel.core.loop.EventLoop;
 import keel.core.loop.LoopGroup;
 import keel.core.net.Acceptor;
 import keel.core.net.Channel;
-import keel.http.Response;
+import keel.core.net.Protocol;
 import keel.http.router.Route;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.IdentityHashMap;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLEngine;
 
 /** The nio transport: an acceptor thread and a group of event loops that own the connections. */
 final class NioServer implements HttpServer.Listener {
@@ -64,32 +66,38 @@ final class NioServer implements HttpServer.Listener {
     /** On the chosen loop's thread: sets up the connection, or refuses it past the connection limit. */
     private void initialize(SocketChannel socket, EventLoop loop) {
         LoopConnections home = homes.get(loop);
-        Response refusal = null;
+        Protocol protocol;
+        SSLEngine engine = null;
         if (openConnections.incrementAndGet() > options.limits().maxConnections()) {
             context.observer().onRejected(ServerObserver.Rejection.CONNECTION_LIMIT);
             LOG.debug("connection_refused", "reason", "max_connections", "limit", options.limits().maxConnections());
-            refusal = Responses.overloaded("connection limit reached (" + options.limits().maxConnections() + ")");
-            if (context.tls() != null) {
-                // Over TLS a 503 needs a handshake first: the work an overloaded server refuses. It closes,
-                // as the blocking transport does.
-                closeQuietly(socket);
-                onClosed();
-                return;
-            }
+            // Over TLS a 503 needs a handshake first: the work an overloaded server refuses.
+            protocol = context.tls() != null ? REFUSED_HANDSHAKE : new Http1Protocol(connectionIds.incrementAndGet(), home,
+                    Responses.overloaded("connection limit reached (" + options.limits().maxConnections() + ")"));
+        } else {
+            protocol = new Http1Protocol(connectionIds.incrementAndGet(), home, null);
+            engine = context.newTlsEngine();
         }
-        Http1Protocol exchange = new Http1Protocol(connectionIds.incrementAndGet(), home, refusal);
-        Channel channel = Channel.accept(socket, loop, home.channelSettings(), context.newTlsEngine(), exchange, home::remove);
-        if (channel.isClosed()) onClosed(); // refused, or failed, at once: it never joined its loop's set
+        Channel channel = Channel.accept(socket, loop, home.channelSettings(), engine, protocol, home::remove);
+        if (channel.isClosed()) onClosed(); // failed at once: it never joined its loop's set
         else home.add(channel);
     }
 
-    private static void closeQuietly(SocketChannel socket) {
-        try {
-            socket.close();
-        } catch (IOException e) {
-            LOG.debug("close_failed", "cause", e);
+    /**
+     * A TLS connection past the limit, never handshaken: the lingering close at once (FIN, the ClientHello
+     * drained, then the close), so the client reads the end of the stream, never a reset for unread bytes.
+     */
+    private static final Protocol REFUSED_HANDSHAKE = new Protocol() {
+        @Override
+        public void onOpen(Channel channel) {
+            channel.closeLingering();
         }
-    }
+
+        @Override
+        public void onInput(Channel channel, ByteBuffer in) {
+            in.position(in.limit());
+        }
+    };
 
     void onClosed() {
         openConnections.decrementAndGet();

@@ -238,7 +238,9 @@ class ServerTlsTest {
              RawClient admitted = RawClient.tls(server.port())) {
             assertThat(admitted.send(RawClient.get("/hello")).read().body()).isEqualTo("Hello over TLS");
             // Not the 503 of clear text: a handshake is the work an overloaded server refuses.
-            assertThatThrownBy(() -> RawClient.tls(server.port())).hasCauseInstanceOf(SSLHandshakeException.class);
+            for (int i = 0; i < 20; i++) { // a close with the ClientHello unread would be a reset, now and then
+                assertThatThrownBy(() -> RawClient.tls(server.port())).hasCauseInstanceOf(SSLHandshakeException.class);
+            }
             assertThat(admitted.send(RawClient.get("/hello")).read().body()).as("the admitted connection is unaffected").isEqualTo("Hello over TLS");
         }
     }
