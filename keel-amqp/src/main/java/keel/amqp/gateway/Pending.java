@@ -4,6 +4,7 @@ import keel.http.Response;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A message admitted by the async publisher, from the request until its outcome. It holds one of
@@ -16,6 +17,7 @@ final class Pending {
     final CompletableFuture<Response> response = new CompletableFuture<>();
     private final Semaphore permits;
     private final GatewayObserver observer;
+    private final AtomicBoolean finished = new AtomicBoolean();
     /** Set by the return listener before the confirm arrives: the broker could not route the message. */
     volatile String returned;
 
@@ -31,9 +33,10 @@ final class Pending {
     }
 
     void finish(Outcome outcome) {
-        if (!response.complete(outcome.toResponse())) return;
+        if (!finished.compareAndSet(false, true)) return;
         permits.release();
-        outcome.reportTo(observer);
+        outcome.reportTo(observer); // before the answer: whoever reads the meters after it sees the outcome
+        response.complete(outcome.toResponse());
     }
 
     void confirmed() {
