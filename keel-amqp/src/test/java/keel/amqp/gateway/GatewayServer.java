@@ -55,11 +55,17 @@ final class GatewayServer implements AutoCloseable {
 
     /** Waits until the broker connection is in {@code state} (recovery, loss). */
     void awaitState(BrokerConnection.State state, Duration timeout) throws InterruptedException {
+        if (!reachesState(state, timeout)) throw new AssertionError("broker state stayed " + gateway.broker().json() + ", expected " + state);
+    }
+
+    /** Whether the broker connection is in {@code state} within {@code timeout}. */
+    boolean reachesState(BrokerConnection.State state, Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (gateway.broker().state() != state) {
-            if (System.nanoTime() > deadline) throw new AssertionError("broker state stayed " + gateway.broker().json() + ", expected " + state);
+            if (System.nanoTime() > deadline) return false;
             Thread.sleep(20);
         }
+        return true;
     }
 
     CompletableFuture<HttpResponse<String>> publishAsync(String body, String routingKey) {
