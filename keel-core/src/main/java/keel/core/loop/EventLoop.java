@@ -86,7 +86,7 @@ public final class EventLoop implements Executor {
         }
 
         public static Options named(String name) {
-            return new Options(name, 65_536, DEFAULT_TURN_BUDGET, 65_536, SelectorPoller::open);
+            return new Options(name, 65_536, DEFAULT_TURN_BUDGET, 1 << 20, SelectorPoller::open);
         }
 
         public Options withTurnBudget(Duration budget) {
@@ -107,7 +107,7 @@ public final class EventLoop implements Executor {
         this.budgetNanos = options.turnBudget().toNanos();
         this.clock = clock;
         this.tasks = new TaskQueue(options.taskQueueSize());
-        this.timers = new Timers(options.maxTimers());
+        this.timers = new Timers(options.maxTimers(), clock.getAsLong());
         try {
             this.poller = options.poller().open();
         } catch (IOException e) {

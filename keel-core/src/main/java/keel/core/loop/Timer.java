@@ -5,15 +5,24 @@ public final class Timer implements Comparable<Timer> {
     private final long deadlineNanos;
     private final long sequence;
     private Runnable task;
+    // Its place in the wheel while it waits: the tick of its deadline and its bucket's neighbours.
+    final long tick;
+    Timer previous;
+    Timer next;
+    /** The wheel that holds it; null once taken out (fired, cancelled, or about to fire). */
+    Timers wheel;
 
-    Timer(long deadlineNanos, long sequence, Runnable task) {
+    Timer(long deadlineNanos, long sequence, long tick, Runnable task) {
         this.deadlineNanos = deadlineNanos;
         this.sequence = sequence;
+        this.tick = tick;
         this.task = task;
     }
 
+    /** Never fires after this; O(1). */
     public void cancel() {
         task = null;
+        if (wheel != null) wheel.remove(this);
     }
 
     public boolean isCancelled() {
