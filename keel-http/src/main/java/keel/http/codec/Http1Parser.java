@@ -34,8 +34,10 @@ public final class Http1Parser {
      * @param maxHeadSize    request line plus header fields, in bytes (431 past it; 414 for a request line)
      * @param maxHeaderCount header fields per request (431 past it)
      * @param maxBodySize    body bytes (413 past it)
+     * @param bodyLimit      the body limit of one request, from its method and target, when it may
+     *                       differ from {@code maxBodySize} (a route's own); null: {@code maxBodySize}
      */
-    public record Limits(int maxHeadSize, int maxHeaderCount, long maxBodySize) {
+    public record Limits(int maxHeadSize, int maxHeaderCount, long maxBodySize, BodyLimit bodyLimit) {
         public Limits {
             if (maxHeadSize < 64) throw new IllegalArgumentException("maxHeadSize must be >= 64: " + maxHeadSize);
             if (maxHeaderCount < 1) throw new IllegalArgumentException("maxHeaderCount must be >= 1");
@@ -43,6 +45,21 @@ public final class Http1Parser {
                 throw new IllegalArgumentException("maxBodySize must be in 0.." + (Integer.MAX_VALUE - 16));
             }
         }
+
+        public Limits(int maxHeadSize, int maxHeaderCount, long maxBodySize) {
+            this(maxHeadSize, maxHeaderCount, maxBodySize, null);
+        }
+
+        long maxBodySize(String method, String target) {
+            return bodyLimit == null ? maxBodySize : bodyLimit.maxBodySize(method, target);
+        }
+    }
+
+    /** The largest body a request may have, asked once its head is read (before {@code 100 Continue}). */
+    @FunctionalInterface
+    public interface BodyLimit {
+        /** In 0..2 GiB; {@code target} is the request target (path and query). */
+        long maxBodySize(String method, String target);
     }
 
     private enum State { HEAD, FIXED_BODY, CHUNKED, FAILED }
@@ -63,6 +80,8 @@ public final class Http1Parser {
     private byte[] body;
     private int bodyLength;
     private int fixedLength;
+    /** The body limit of the request being read. */
+    private long maxBodySize;
 
     public Http1Parser(Limits limits) {
         this.limits = limits;
@@ -203,11 +222,12 @@ public final class Http1Parser {
     // ---- framing (RFC 9112 §6) ----------------------------------------------------------------
 
     private ParseResult startBody(ByteBuffer in) {
-        Framing framing = Framing.of(headers, http11, limits.maxBodySize());
+        maxBodySize = limits.maxBodySize(method, target);
+        Framing framing = Framing.of(headers, http11, maxBodySize);
         keepAlive = framing.keepAlive();
         expectContinue = framing.expectContinue();
         if (framing.chunked()) {
-            body = new byte[(int) Math.min(1024, limits.maxBodySize())];
+            body = new byte[(int) Math.min(1024, maxBodySize)];
             bodyLength = 0;
             chunks.reset();
             state = State.CHUNKED;
@@ -243,8 +263,8 @@ public final class Http1Parser {
             return complete();
         }
         long declared = bodyLength + chunks.chunkRemaining();
-        if (declared > limits.maxBodySize()) {
-            throw new BadMessage(413, "request body larger than " + limits.maxBodySize() + " bytes");
+        if (declared > maxBodySize) {
+            throw new BadMessage(413, "request body larger than " + maxBodySize + " bytes");
         }
         if (ready == 0) return ParseResult.NEED_MORE;
         ensureBodyCapacity(declared);
@@ -256,7 +276,7 @@ public final class Http1Parser {
 
     private void ensureBodyCapacity(long needed) {
         if (needed <= body.length) return;
-        long grown = Math.max(needed, Math.min((long) body.length * 2, limits.maxBodySize()));
+        long grown = Math.max(needed, Math.min((long) body.length * 2, maxBodySize));
         body = Arrays.copyOf(body, (int) grown);
     }
 

@@ -7,7 +7,9 @@ import java.util.function.Supplier;
 
 /**
  * Keel's own admin routes. {@code GET /keel/routes}: every route as JSON, with the execution it was
- * declared with, where it runs now (the guard may have offloaded it) and how often it blocked a loop.
+ * declared or configured with, where it runs now (the guard may have offloaded it), how often it
+ * blocked a loop, its limit, deadline and body limit, and where each setting came from
+ * ({@code default}, {@code code}, {@code configuration}, {@code guard}).
  */
 public final class AdminRoutes {
     private AdminRoutes() {
@@ -30,7 +32,13 @@ public final class AdminRoutes {
                     .append("\",\"effective\":\"").append(route.effective().word())
                     .append("\",\"offloaded\":").append(route.offloaded())
                     .append(",\"blockedEvents\":").append(route.blockedEvents())
-                    .append(",\"maxConcurrent\":").append(route.maxConcurrent()).append('}');
+                    .append(",\"maxConcurrent\":").append(route.maxConcurrent())
+                    .append(",\"deadline\":\"").append(ConfigValues.deadline(route.deadline()))
+                    .append("\",\"maxBodySize\":\"").append(ConfigValues.size(route.maxBodySize()))
+                    .append("\",\"sources\":{\"execution\":\"").append(route.sources().execution().word())
+                    .append("\",\"maxConcurrent\":\"").append(route.sources().limit().word())
+                    .append("\",\"deadline\":\"").append(route.sources().deadline().word())
+                    .append("\",\"maxBodySize\":\"").append(route.sources().maxBodySize().word()).append("\"}}");
             first = false;
         }
         return json.append("]}").toString();

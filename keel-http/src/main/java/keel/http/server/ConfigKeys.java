@@ -1,8 +1,12 @@
 package keel.http.server;
 
+import keel.http.router.RouteSettings;
+
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -67,6 +71,9 @@ public final class ConfigKeys {
                     o -> ConfigValues.duration(o.timeouts().lingerDrain()), (b, v) -> b.lingerDrain(ConfigValues.duration(v))),
             key("timeouts.grace", "--grace", "how long a stopping server lets requests finish",
                     o -> ConfigValues.duration(o.timeouts().grace()), (b, v) -> b.grace(ConfigValues.duration(v))),
+            key("timeouts.handler-deadline", "--handler-deadline",
+                    "how long a handler may take before the client gets 503 (none: no deadline); routes may set their own",
+                    o -> ConfigValues.deadline(o.timeouts().handlerDeadline()), (b, v) -> b.handlerDeadline(ConfigValues.deadline(v))),
             key("worker-pool.threads", "--worker-threads", "platform threads of the worker pool",
                     o -> "" + o.pools().workerThreads(), (b, v) -> b.workerThreads(ConfigValues.integer(v, 1, 100_000))),
             key("worker-pool.queue", "--worker-queue", "requests that may wait for a worker: past threads + queue unanswered requests, 503",
@@ -142,7 +149,53 @@ public final class ConfigKeys {
             key("log.access-queue", "--access-log-queue", "access log lines waiting for the writer; past it lines are dropped and counted",
                     o -> "" + o.logging().accessQueue(), (b, v) -> b.accessLogQueue(ConfigValues.integer(v, 1, 1 << 20))));
 
+    /** One field of an entry of the {@code routes:} section; {@code path} is required, the others optional. */
+    public record RouteField(String name, String help, BiFunction<RouteSettings, String, RouteSettings> setter) {
+    }
+
+    public static final List<RouteField> ROUTE_FIELDS = List.of(
+            new RouteField("path", "the route's pattern as the code declares it (/devices/{id}/status); required", (r, v) -> r),
+            new RouteField("method", "GET, POST, …; absent: every method of that pattern", (r, v) -> r.method(v.trim())),
+            new RouteField("execution", "event-loop, worker-pool or virtual-thread",
+                    (r, v) -> r.execution(ConfigValues.word(v, Execution.class))),
+            new RouteField("limit", "requests it runs at once (503 past it)", (r, v) -> r.limit(ConfigValues.integer(v, 1, 10_000_000))),
+            new RouteField("deadline", "how long its handler may take before the client gets 503 (none: no deadline)",
+                    (r, v) -> r.deadline(ConfigValues.deadline(v))),
+            new RouteField("max-body", "its largest request body (413 past it)", (r, v) -> r.maxBodySize(ConfigValues.size(v, 0, MAX_BODY))));
+
     private ConfigKeys() {
+    }
+
+    /**
+     * The settings of entry {@code index} of a {@code routes:} section, from its fields' words; an
+     * unknown field, a missing path or a bad value is refused naming it ({@code routes[0].execution}).
+     */
+    public static RouteSettings route(int index, Map<String, String> fields, String source) {
+        String prefix = "routes[" + index + "].";
+        for (String name : fields.keySet()) {
+            if (ROUTE_FIELDS.stream().noneMatch(field -> field.name().equals(name))) {
+                throw new ConfigException("unknown configuration key '" + prefix + name + "' in " + source + " (a route takes "
+                        + String.join(", ", ROUTE_FIELDS.stream().map(RouteField::name).toList()) + ")");
+            }
+        }
+        String path = fields.get("path");
+        if (path == null) throw new ConfigException(prefix + "path is missing in " + source + ": every route entry names its pattern");
+        RouteSettings route;
+        try {
+            route = RouteSettings.of(path.trim());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("invalid value '" + path + "' for " + prefix + "path in " + source + ": " + e.getMessage());
+        }
+        for (RouteField field : ROUTE_FIELDS) {
+            String value = fields.get(field.name());
+            if (value == null) continue;
+            try {
+                route = field.setter().apply(route, value);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException("invalid value '" + value + "' for " + prefix + field.name() + " in " + source + ": " + e.getMessage());
+            }
+        }
+        return route;
     }
 
     private static Key key(String yaml, String flag, String help, Function<ServerOptions, String> current,

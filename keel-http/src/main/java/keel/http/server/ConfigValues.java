@@ -76,6 +76,16 @@ public final class ConfigValues {
         }
     }
 
+    /** A deadline: a duration, or {@code none} (also {@code 0s}) for no deadline ({@link Duration#ZERO}). */
+    public static Duration deadline(String text) {
+        return text.trim().equalsIgnoreCase("none") ? Duration.ZERO : duration(text);
+    }
+
+    /** The configuration word of a deadline: {@code none} for {@link Duration#ZERO}. */
+    public static String deadline(Duration d) {
+        return d.isZero() ? "none" : duration(d);
+    }
+
     public static boolean bool(String text) {
         return switch (text.trim().toLowerCase(Locale.ROOT)) {
             case "true", "on", "yes" -> true;

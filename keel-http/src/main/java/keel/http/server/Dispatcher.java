@@ -38,7 +38,8 @@ import java.util.function.Consumer;
  * handler's, is reported to the observer with its {@link ServerObserver.Rejection reason}. Content
  * codings are handled here for both transports: a request body's before the handler runs
  * ({@link RequestCoding}), a handler's answer as it leaves the handler, on its thread
- * ({@link ResponseCompression}).
+ * ({@link ResponseCompression}). A handler runs under its route's deadline ({@link HandlerCall}):
+ * past it the client gets 503, counted as {@link ServerObserver.Rejection#DEADLINE}.
  */
 final class Dispatcher implements AutoCloseable {
     private static final Log LOG = Log.of(Dispatcher.class);
@@ -49,6 +50,7 @@ final class Dispatcher implements AutoCloseable {
     private final boolean observing;
     private final ResponseCompression compression;
     private final long maxBodySize;
+    private final java.time.Duration handlerDeadline;
     private final ThreadPoolExecutor workers;
     /**
      * Admission to the worker pool: one permit per thread plus one per queue slot, held from the
@@ -76,6 +78,7 @@ final class Dispatcher implements AutoCloseable {
         this.observing = observer != ServerObserver.NONE;
         this.compression = new ResponseCompression(options.compression());
         this.maxBodySize = options.limits().maxBodySize();
+        this.handlerDeadline = options.timeouts().handlerDeadline();
         int threads = options.pools().workerThreads();
         int admitted = threads + options.pools().workerQueue();
         this.workerPermits = new Semaphore(admitted);
@@ -112,6 +115,12 @@ final class Dispatcher implements AutoCloseable {
          * when the router answers by itself, 404 or 405, on the loop).
          */
         void runsOn(Execution execution);
+
+        /**
+         * On the connection's loop, before the handler runs: once {@code nanos} pass without an
+         * answer, the exchange calls {@link #expire(HandlerCall, long)} there.
+         */
+        void deadline(HandlerCall call, long nanos);
     }
 
     /**
@@ -165,52 +174,70 @@ final class Dispatcher implements AutoCloseable {
                 }
                 Execution execution = executionOf(route);
                 if (exchange != null) exchange.runsOn(execution);
+                HandlerCall call = new HandlerCall(answer);
                 Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
                 if (limit != null) {
                     if (!limit.tryAcquire()) {
                         reject(ServerObserver.Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", answer);
                         return;
                     }
-                    answer = releasing(limit, answer);
+                    call.releasesWithAnswer(limit::release);
                 }
-                Request routed = RequestCoding.decoding(request.withPathParams(found.pathParams()), maxBodySize);
-                if (onCallingThread) invoke(route, routed, answer);
-                else run(execution, route, routed, answer, loop);
+                long deadline = route.deadlineOr(handlerDeadline).toNanos();
+                if (deadline > 0) {
+                    if (exchange != null) exchange.deadline(call, deadline);
+                    else call.expireAfter(deadline, deadlineResponse(deadline), () -> rejected(ServerObserver.Rejection.DEADLINE));
+                }
+                Request routed = RequestCoding.decoding(request.withPathParams(found.pathParams()), route.maxBodySizeOr(maxBodySize));
+                if (onCallingThread) invoke(route, routed, call);
+                else run(execution, route, routed, call, loop);
             }
         }
     }
 
-    private void run(Execution execution, Route route, Request request, Consumer<Response> done, EventLoop loop) {
+    private void run(Execution execution, Route route, Request request, HandlerCall call, EventLoop loop) {
         switch (execution) {
             case EVENT_LOOP -> {
                 loop.markActivity(route);
                 try {
-                    invoke(route, request, done);
+                    invoke(route, request, call);
                 } finally {
                     loop.markActivity(null);
                 }
             }
             case WORKER_POOL -> {
                 try {
-                    // The place goes back as the answer goes to the loop: a client that has read its
-                    // answer never finds its own finished request still holding a place in the pool.
-                    runOnWorker(release -> invoke(route, request, response -> {
-                        release.run();
-                        done.accept(response);
-                    }));
+                    // The place goes back as the answer goes to the loop (or as the deadline answers): a
+                    // client that has read its answer never finds its own request still holding a place.
+                    runOnWorker(release -> {
+                        call.releasesWithAnswer(release);
+                        return () -> {
+                            if (!call.isAnswered()) invoke(route, request, call); // not when the deadline passed while queued
+                        };
+                    });
                 } catch (RejectedExecutionException refused) {
-                    if (workers.isShutdown()) reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", done);
-                    else reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", done);
+                    if (workers.isShutdown()) reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", call);
+                    else reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", call);
                 }
             }
             case VIRTUAL_THREAD -> {
                 if (!virtualPermits.tryAcquire()) {
-                    reject(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "virtual-thread concurrency limit reached", done);
+                    reject(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "virtual-thread concurrency limit reached", call);
                     return;
                 }
-                virtualThreads.newThread(() -> invoke(route, request, releasing(virtualPermits, done))).start();
+                call.releasesWithAnswer(virtualPermits::release);
+                virtualThreads.newThread(() -> invoke(route, request, call)).start();
             }
         }
+    }
+
+    /** On the connection's loop: the deadline of {@code call} passed; true when that answered it (503, counted). */
+    boolean expire(HandlerCall call, long nanos) {
+        return call.expire(deadlineResponse(nanos), () -> rejected(ServerObserver.Rejection.DEADLINE));
+    }
+
+    private static Response deadlineResponse(long nanos) {
+        return Responses.overloaded("handler deadline of " + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms passed");
     }
 
     /** Checks the handshake (its hooks run here, on the loop) and hands an accepted one to the connection. */
@@ -252,26 +279,27 @@ final class Dispatcher implements AutoCloseable {
     private Executor listenerExecutor(Route route) {
         return switch (executionOf(route)) {
             case EVENT_LOOP -> null;
-            case WORKER_POOL -> task -> runOnWorker(release -> task.run());
+            case WORKER_POOL -> task -> runOnWorker(release -> task);
             case VIRTUAL_THREAD -> this::runOnVirtualThread;
         };
     }
 
     /**
-     * Runs {@code task} on the pool under one admission permit. The task receives a release it may
-     * run to give the permit back early (when its answer is handed over); otherwise, and at most
-     * once in all, the permit goes back when the task ends.
+     * Runs a task on the pool under one admission permit. {@code task} gets, before the task is
+     * queued, a release that may give the permit back early (when its answer is handed over);
+     * otherwise, and at most once in all, the permit goes back when the task ends.
      */
-    private void runOnWorker(Consumer<Runnable> task) {
+    private void runOnWorker(java.util.function.Function<Runnable, Runnable> task) {
         if (!workerPermits.tryAcquire()) throw new RejectedExecutionException("worker pool is full");
         AtomicBoolean released = new AtomicBoolean();
         Runnable release = () -> {
             if (released.compareAndSet(false, true)) workerPermits.release();
         };
+        Runnable work = task.apply(release);
         try {
             workers.execute(() -> {
                 try {
-                    task.accept(release);
+                    work.run();
                 } finally {
                     release.run();
                 }
@@ -306,17 +334,10 @@ final class Dispatcher implements AutoCloseable {
         }
     }
 
-    /** Hands on what the handler answered; a 503 it chose itself is counted as such. */
-    private void answer(Consumer<Response> done, Response response) {
-        if (response.status() == 503) rejected(ServerObserver.Rejection.HANDLER);
+    /** Hands on what the handler answered; a 503 it chose itself is counted as such (not when its deadline answered first). */
+    private void answer(HandlerCall call, Consumer<Response> done, Response response) {
+        if (response.status() == 503 && !call.isAnswered()) rejected(ServerObserver.Rejection.HANDLER);
         done.accept(response);
-    }
-
-    private static Consumer<Response> releasing(Semaphore permits, Consumer<Response> done) {
-        return response -> {
-            permits.release();
-            done.accept(response);
-        };
     }
 
     /** Reports each response to the observer; allocates nothing when nobody observes. */
@@ -364,34 +385,42 @@ final class Dispatcher implements AutoCloseable {
      * The answer is compressed (when it qualifies) before it reaches {@code done}, on the thread that
      * produced it: for the worker pool, before the worker's place goes back.
      */
-    private void invoke(Route route, Request request, Consumer<Response> reply) {
-        Consumer<Response> done = compression.before(request, reply);
+    private void invoke(Route route, Request request, HandlerCall call) {
+        Consumer<Response> done = compression.before(request, call);
         switch (route.endpoint()) {
             case Route.Sync sync -> {
                 Response response;
+                call.enter();
                 try {
                     response = sync.handler().handle(request);
                     if (response == null) throw new IllegalStateException("handler returned null");
                 } catch (Throwable failure) {
-                    response = Responses.forException(failure, request);
+                    response = call.isAnswered() ? null : Responses.forException(failure, request); // interrupted by its deadline: dropped
+                } finally {
+                    call.leave();
                 }
-                answer(done, response);
+                if (response != null) answer(call, done, response);
             }
             case Route.WebSocket webSocket -> done.accept(Responses.error(501,
                     "WebSocket routes need the nio transport (server.transport: nio)"));
             case Route.Async async -> {
                 CompletionStage<Response> stage;
+                call.enter();
                 try {
                     stage = async.handler().handle(request);
                     if (stage == null) throw new IllegalStateException("async handler returned null");
                 } catch (Throwable failure) {
-                    answer(done, Responses.forException(failure, request));
+                    if (!call.isAnswered()) answer(call, done, Responses.forException(failure, request));
                     return;
+                } finally {
+                    call.leave();
                 }
                 stage.whenComplete((response, failure) -> {
-                    if (failure != null) answer(done, Responses.forException(failure, request));
-                    else if (response == null) answer(done, Responses.forException(new IllegalStateException("async handler completed with null"), request));
-                    else answer(done, response);
+                    if (call.isAnswered()) {
+                        if (response != null && response.isStreamed()) DiscardingSubscriber.discard(response.stream());
+                    } else if (failure != null) answer(call, done, Responses.forException(failure, request));
+                    else if (response == null) answer(call, done, Responses.forException(new IllegalStateException("async handler completed with null"), request));
+                    else answer(call, done, response);
                 });
             }
         }

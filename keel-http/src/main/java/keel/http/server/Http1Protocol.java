@@ -57,6 +57,9 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
     private State state = State.READING;
     private Wait wait = Wait.NONE;
     private Request current;
+    /** The handler run of the current request while it has a deadline, else null. */
+    private HandlerCall handlerCall;
+    private long handlerDeadlineNanos;
     private ResponseStream stream;
     /** The client's certificate chain (TLS with client authentication), or null. */
     private List<X509Certificate> peerCertificates;
@@ -124,6 +127,12 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
         wait = Wait.NONE;
         switch (expired) {
             case HEAD, BODY -> respondAndClose(expired.onExpiry(home.context().options().timeouts()));
+            case HANDLER -> {
+                HandlerCall call = handlerCall;
+                handlerCall = null;
+                // Answers 503 through onResponse (here, on the loop) when the handler has not answered yet.
+                if (state == State.HANDLING && call != null) home.context().dispatcher().expire(call, handlerDeadlineNanos);
+            }
             case IDLE -> {
                 state = State.CLOSING;
                 channel.closeLingering();
@@ -138,6 +147,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
         if (access != null && state == State.STREAMING) access.finish(handedOver()); // a body cut short: what was sent
         state = State.CLOSED;
         wait = Wait.NONE;
+        handlerCall = null;
         if (stream != null) {
             try {
                 stream.cancel();
@@ -188,6 +198,8 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
             if (response.isStreamed()) DiscardingSubscriber.discard(response.stream()); // closed while the handler ran
             return;
         }
+        handlerCall = null;
+        waitFor(Wait.NONE, false); // the handler's deadline, if any, is over
         ResponsePlan plan = ResponsePlan.of(current, response, home.context().isStopping(), access == null ? null : access.requestId());
         current = null;
         if (access != null) access.responding(response.status(), handedOver());
@@ -249,6 +261,14 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
     @Override
     public void runsOn(Execution execution) {
         if (access != null) access.runsOn(execution);
+    }
+
+    @Override
+    public void deadline(HandlerCall call, long nanos) {
+        handlerCall = call;
+        handlerDeadlineNanos = nanos;
+        wait = Wait.HANDLER;
+        channel.deadlineAfter(nanos);
     }
 
     /** The response bytes handed to the channel so far: written (or encrypted), and still queued. */

@@ -5,6 +5,7 @@ import keel.core.loop.EventLoop;
 import keel.http.client.ClientOptions;
 import keel.http.client.HttpClient;
 import keel.http.router.Route;
+import keel.http.router.RouteTable;
 import keel.http.router.Router;
 
 import java.io.IOException;
@@ -71,7 +72,7 @@ public final class HttpServer implements AutoCloseable {
                 warmup(options);
                 observer.warmup();
             }
-            this.dispatcher = new Dispatcher(options, router.freeze(), observer);
+            this.dispatcher = new Dispatcher(options, freeze(router, options), observer);
         } catch (IOException | RuntimeException e) {
             if (accessLog != null) accessLog.close();
             throw e;
@@ -89,6 +90,15 @@ public final class HttpServer implements AutoCloseable {
             dispatcher.close();
             if (accessLog != null) accessLog.close();
             throw e;
+        }
+    }
+
+    /** The router's table with the configured route settings; one that matches no route stops the start. */
+    private static RouteTable freeze(Router router, ServerOptions options) {
+        try {
+            return router.freeze(options.routes());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigKeys.ConfigException(e.getMessage());
         }
     }
 
@@ -190,14 +200,22 @@ public final class HttpServer implements AutoCloseable {
         return dispatcher.virtualThreadsInFlight();
     }
 
-    /** Every route with where it runs now and what the guard saw of it. */
+    /** Every route with its settings as they apply, where each came from, where it runs now and what the guard saw of it. */
     public List<RouteInfo> routes() {
         return dispatcher.routes().routes().stream().map(route -> {
             Execution declared = route.executionOr(dispatcher.defaultExecution());
             boolean offloaded = dispatcher.isOffloaded(route);
+            var sources = new RouteInfo.Sources(offloaded ? RouteInfo.Source.GUARD : source(route, Route.Setting.EXECUTION),
+                    source(route, Route.Setting.LIMIT), source(route, Route.Setting.DEADLINE), source(route, Route.Setting.MAX_BODY_SIZE));
             return new RouteInfo(route.method(), route.path(), declared, offloaded ? Execution.VIRTUAL_THREAD : declared,
-                    offloaded, transport.blockedLoopEvents(route), route.maxConcurrent());
+                    offloaded, transport.blockedLoopEvents(route), route.maxConcurrent(),
+                    route.deadlineOr(options.timeouts().handlerDeadline()), route.maxBodySizeOr(options.limits().maxBodySize()), sources);
         }).toList();
+    }
+
+    private static RouteInfo.Source source(Route route, Route.Setting setting) {
+        if (route.configured().contains(setting)) return RouteInfo.Source.CONFIGURATION;
+        return route.isSet(setting) ? RouteInfo.Source.CODE : RouteInfo.Source.DEFAULT;
     }
 
     /** {@link #stop(Duration)} with the configured grace period ({@code timeouts.grace}). */

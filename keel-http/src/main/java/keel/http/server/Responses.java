@@ -3,6 +3,7 @@ package keel.http.server;
 import keel.core.log.Log;
 import keel.http.HttpStatusException;
 import keel.http.Response;
+import keel.http.client.ClientTimeoutException;
 
 import java.util.Set;
 import java.util.concurrent.CompletionException;
@@ -37,9 +38,16 @@ final class Responses {
         return error(503, reason).header("Retry-After", "1");
     }
 
+    /**
+     * A handler's failure as a response: its {@link HttpStatusException}'s status; 504 when it failed on
+     * a downstream call's timeout ({@link ClientTimeoutException}, however wrapped); else 500, logged.
+     */
     static Response forException(Throwable failure, Object request) {
         Throwable cause = unwrap(failure);
         if (cause instanceof HttpStatusException status) return error(status.status(), status.reason());
+        for (Throwable c = cause; c != null; c = c.getCause()) {
+            if (c instanceof ClientTimeoutException timeout) return error(504, "upstream call timed out (" + timeout.kind().name().toLowerCase(java.util.Locale.ROOT) + ")");
+        }
         LOG.error("handler_failed", cause, "request", request);
         return error(500, "internal server error");
     }

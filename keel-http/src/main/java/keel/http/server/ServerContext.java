@@ -6,6 +6,8 @@ import keel.core.tls.Tls;
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
 import keel.http.router.Route;
+import keel.http.router.RouteMatch;
+import keel.http.router.RouteTable;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
 
@@ -31,13 +33,28 @@ final class ServerContext {
         this.tls = tls;
         this.accessLog = accessLog;
         var limits = options.limits();
-        this.parserLimits = new Http1Parser.Limits(limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize());
+        this.parserLimits = new Http1Parser.Limits(limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize(),
+                bodyLimit(dispatcher.routes(), limits.maxBodySize()));
         // Larger than the head limit, so a buffer full of head bytes always means 431, never a stall.
         this.readBufferSize = Math.max(16 * 1024, Integer.highestOneBit(limits.maxHeadSize()) * 2);
         Http1Writer.prepare();
         if (dispatcher.routes().routes().stream().anyMatch(route -> route.endpoint() instanceof Route.WebSocket)) WsHandshake.prepare();
         this.webSocketSettings = new WsConnection.Settings(options.webSocket(), options.waterMarks().high(),
                 options.waterMarks().low(), observer.webSockets());
+    }
+
+    /** The body limit of the route a request goes to, when any route has its own; else null (the server's, with no lookup). */
+    private static Http1Parser.BodyLimit bodyLimit(RouteTable routes, long serverLimit) {
+        if (routes.routes().stream().noneMatch(route -> route.isSet(Route.Setting.MAX_BODY_SIZE))) return null;
+        return (method, target) -> {
+            int query = target.indexOf('?');
+            try {
+                return routes.match(method, query < 0 ? target : target.substring(0, query)) instanceof RouteMatch.Found found
+                        ? found.route().maxBodySizeOr(serverLimit) : serverLimit;
+            } catch (RuntimeException badPath) {
+                return serverLimit; // the dispatcher answers it
+            }
+        };
     }
 
     /**

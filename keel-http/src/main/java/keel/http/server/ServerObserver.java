@@ -17,7 +17,9 @@ public interface ServerObserver extends ChannelObserver {
     enum Rejection {
         WORKER_POOL_FULL, VIRTUAL_THREAD_LIMIT, ROUTE_LIMIT, CONNECTION_LIMIT, BLOCKING_THREADS_BUSY, SHUTTING_DOWN,
         /** The route's handler answered 503 itself (a gateway without its broker, a health check that is down). */
-        HANDLER;
+        HANDLER,
+        /** The handler did not answer within its deadline ({@code timeouts.handler-deadline}, or the route's). */
+        DEADLINE;
 
         /** The label value: {@code worker_pool_full}, … */
         public String label() {

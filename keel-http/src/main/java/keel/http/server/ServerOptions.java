@@ -3,6 +3,7 @@ package keel.http.server;
 import keel.core.log.LogFormat;
 import keel.core.loop.EventLoop;
 import keel.core.tls.ClientAuth;
+import keel.http.router.RouteSettings;
 import keel.http.ws.WsOptions;
 
 import static keel.http.server.ConfigValues.positive;
@@ -27,10 +28,13 @@ import java.util.Objects;
  * @param warmup    run the hot paths (JIT), loops, buffer pools and the resolver before the port opens
  *                  ({@link HttpServer#warmup})
  * @param logging   the format of log lines and the access log
+ * @param routes    settings of declared routes (execution, limit, deadline, body limit), applied in
+ *                  order over the code's when the server starts ({@link RouteSettings})
  */
 public record ServerOptions(String host, int port, Transport transport, Execution execution, Threads threads,
                             Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks, Guard guard,
-                            WsOptions webSocket, Tls tls, Compression compression, boolean warmup, Logging logging) {
+                            WsOptions webSocket, Tls tls, Compression compression, boolean warmup, Logging logging,
+                            List<RouteSettings> routes) {
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
@@ -42,6 +46,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         Objects.requireNonNull(tls, "tls");
         Objects.requireNonNull(compression, "compression");
         Objects.requireNonNull(logging, "logging");
+        routes = List.copyOf(routes);
         if (port < 0 || port > 65_535) throw new IllegalArgumentException("port must be in 0..65535: " + port);
     }
 
@@ -69,13 +74,17 @@ public record ServerOptions(String host, int port, Transport transport, Executio
      * @param idle        a keep-alive connection with no request in progress, or a stalled body or write
      * @param lingerDrain how long a closing connection drains unread input before it closes
      * @param grace       how long {@link HttpServer#stop} lets in-flight requests finish
+     * @param handlerDeadline how long a handler may take to produce its response before the client
+     *                    gets 503 (routes may set their own); {@link Duration#ZERO}: none
      */
-    public record Timeouts(Duration headRead, Duration idle, Duration lingerDrain, Duration grace) {
+    public record Timeouts(Duration headRead, Duration idle, Duration lingerDrain, Duration grace, Duration handlerDeadline) {
         public Timeouts {
             positive("head-read", headRead);
             positive("idle", idle);
             positive("linger-drain", lingerDrain);
             Objects.requireNonNull(grace, "grace");
+            Objects.requireNonNull(handlerDeadline, "handler-deadline");
+            if (handlerDeadline.isNegative()) throw new IllegalArgumentException("handler-deadline must be >= 0: " + handlerDeadline);
         }
     }
 
@@ -284,6 +293,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.idleTimeout = timeouts.idle();
         b.lingerDrain = timeouts.lingerDrain();
         b.grace = timeouts.grace();
+        b.handlerDeadline = timeouts.handlerDeadline();
         b.loops = pools.loops();
         b.loopTurnBudget = pools.loopTurnBudget();
         b.workerThreads = pools.workerThreads();
@@ -323,6 +333,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.accessLog = logging.access();
         b.accessLogFile = logging.accessFile();
         b.accessLogQueue = logging.accessQueue();
+        b.routes.addAll(routes);
         return b;
     }
 
@@ -342,6 +353,8 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         private Duration idleTimeout = Duration.ofSeconds(60);
         private Duration lingerDrain = Duration.ofSeconds(2);
         private Duration grace = Duration.ofSeconds(30);
+        /** As long as the idle timeout, and the 60 s after which common proxies give up on a response anyway. */
+        private Duration handlerDeadline = Duration.ofSeconds(60);
         private int loops = Runtime.getRuntime().availableProcessors();
         private Duration loopTurnBudget = EventLoop.DEFAULT_TURN_BUDGET;
         private int workerThreads = 200;
@@ -381,6 +394,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         private boolean accessLog = false;
         private Path accessLogFile = null;
         private int accessLogQueue = 8192;
+        private final List<RouteSettings> routes = new java.util.ArrayList<>();
 
         private Builder() {
         }
@@ -399,6 +413,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder idleTimeout(Duration idleTimeout) { this.idleTimeout = idleTimeout; return this; }
         public Builder lingerDrain(Duration lingerDrain) { this.lingerDrain = lingerDrain; return this; }
         public Builder grace(Duration grace) { this.grace = grace; return this; }
+        public Builder handlerDeadline(Duration handlerDeadline) { this.handlerDeadline = handlerDeadline; return this; }
         public Builder loops(int loops) { this.loops = loops; return this; }
         public Builder loopTurnBudget(Duration loopTurnBudget) { this.loopTurnBudget = loopTurnBudget; return this; }
         public Builder workerThreads(int workerThreads) { this.workerThreads = workerThreads; return this; }
@@ -439,10 +454,16 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder accessLogFile(Path accessLogFile) { this.accessLogFile = accessLogFile; return this; }
         public Builder accessLogQueue(int accessLogQueue) { this.accessLogQueue = accessLogQueue; return this; }
 
+        /** Adds settings for the routes of one pattern (after those added before: a later one wins). */
+        public Builder route(RouteSettings route) { this.routes.add(Objects.requireNonNull(route, "route")); return this; }
+
+        /** Drops every route setting added so far. */
+        public Builder clearRoutes() { this.routes.clear(); return this; }
+
         public ServerOptions build() {
             return new ServerOptions(host, port, transport, execution, threads,
                     new Limits(backlog, maxConnections, maxHeadSize, maxHeaderCount, maxBodySize),
-                    new Timeouts(headReadTimeout, idleTimeout, lingerDrain, grace),
+                    new Timeouts(headReadTimeout, idleTimeout, lingerDrain, grace, handlerDeadline),
                     new Pools(loops, loopTurnBudget, workerThreads, workerQueue, virtualThreadLimit, blockingThreads, blockingQueue),
                     new WaterMarks(highWaterMark, lowWaterMark),
                     new Guard(guardEnabled, lagProbeInterval, blockedThreshold, onBlocked),
@@ -451,7 +472,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
                     new Tls(tlsCertificate, tlsPrivateKey, tlsKeystore, tlsKeystorePassword, tlsProtocols, tlsHandshakeTimeout,
                             tlsClientAuth, tlsClientTrust),
                     new Compression(compressionEnabled, compressionMinSize, compressionLevel, compressionTypes),
-                    warmup, new Logging(logFormat, accessLog, accessLogFile, accessLogQueue));
+                    warmup, new Logging(logFormat, accessLog, accessLogFile, accessLogQueue), routes);
         }
     }
 }

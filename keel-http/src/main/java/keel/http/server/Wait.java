@@ -8,8 +8,10 @@ import keel.http.codec.Http1Parser;
  * same for both transports.
  */
 enum Wait {
-    /** Nothing: a handler runs, or the connection is closed. No deadline. */
+    /** Nothing: a handler without a deadline runs, or the connection is closed. No deadline. */
     NONE,
+    /** A handler's answer: its route's deadline; on expiry 503 (the handler's late answer is dropped) and the connection goes on. */
+    HANDLER,
     /** The first byte of the next request: the idle timeout; on expiry a lingering close, no response. */
     IDLE,
     /** The rest of a head that started: the head-read timeout from its first byte; on expiry a 408. */
@@ -35,6 +37,7 @@ enum Wait {
     long timeoutNanos(ServerOptions.Timeouts timeouts) {
         return switch (this) {
             case NONE -> throw new IllegalStateException("no deadline without a wait");
+            case HANDLER -> throw new IllegalStateException("a handler's deadline is its route's");
             case IDLE, BODY, WRITE -> timeouts.idle().toNanos();
             case HEAD -> timeouts.headRead().toNanos();
             case LINGER -> timeouts.lingerDrain().toNanos();
@@ -46,7 +49,7 @@ enum Wait {
         return switch (this) {
             case HEAD -> Responses.error(408, "request head not received within " + timeouts.headRead().toMillis() + " ms");
             case BODY -> Responses.error(408, "request body stalled for " + timeouts.idle().toMillis() + " ms");
-            case NONE, IDLE, WRITE, LINGER -> throw new IllegalStateException("no response answers an expired " + this + " wait");
+            case NONE, HANDLER, IDLE, WRITE, LINGER -> throw new IllegalStateException("no response answers an expired " + this + " wait");
         };
     }
 }

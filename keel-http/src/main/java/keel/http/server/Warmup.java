@@ -66,7 +66,7 @@ public final class Warmup {
         long start = System.nanoTime();
         // Over TLS too, with the real certificate (the handshake is on the path of every new connection),
         // but without asking for client certificates: the warm-up client presents none.
-        ServerOptions options = like.toBuilder().host("127.0.0.1").port(0).warmup(false)
+        ServerOptions options = like.toBuilder().host("127.0.0.1").port(0).warmup(false).clearRoutes()
                 .tlsClientAuth(keel.core.tls.ClientAuth.NONE).tlsClientTrust(null).build();
         SSLContext tls = options.tls().enabled() ? client.options().tls().context() : null;
         if (options.tls().enabled() && tls == null) throw new IllegalArgumentException("a TLS warm-up needs a client with an SSL context that trusts the server");

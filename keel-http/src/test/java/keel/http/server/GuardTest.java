@@ -108,7 +108,9 @@ class GuardTest {
             RouteInfo block = route(server, "/block");
             assertThat(block.execution()).isEqualTo(Execution.EVENT_LOOP);
             assertThat(block.effective()).isEqualTo(Execution.VIRTUAL_THREAD);
+            assertThat(block.sources().execution()).isEqualTo(RouteInfo.Source.GUARD);
             assertThat(route(server, "/fast").offloaded()).isFalse();
+            assertThat(route(server, "/fast").sources().execution()).isEqualTo(RouteInfo.Source.CODE);
         }
     }
 

@@ -36,7 +36,12 @@ public final class TestServer implements AutoCloseable {
 
     /** Starts on 127.0.0.1 and a free port; {@code customize} adjusts the test's options. */
     public static TestServer start(Router router, Consumer<ServerOptions.Builder> customize) {
-        return start(router, customize, null);
+        return start(router, customize, null, ServerObserver.NONE);
+    }
+
+    /** Starts on {@code wire}, reporting to {@code observer}; {@code customize} adjusts the test's other options. */
+    public static TestServer start(Wire wire, Router router, ServerObserver observer, Consumer<ServerOptions.Builder> customize) {
+        return start(router, options -> customize.accept(wire.configure(options)), null, observer);
     }
 
     /**
@@ -44,17 +49,17 @@ public final class TestServer implements AutoCloseable {
      * thread) instead of standard output; {@code customize} adjusts the test's other options.
      */
     static TestServer startWithAccessLog(Wire wire, Router router, OutputStream accessLog, Consumer<ServerOptions.Builder> customize) {
-        return start(router, options -> customize.accept(wire.configure(options.accessLog(true))), accessLog);
+        return start(router, options -> customize.accept(wire.configure(options.accessLog(true))), accessLog, ServerObserver.NONE);
     }
 
-    private static TestServer start(Router router, Consumer<ServerOptions.Builder> customize, OutputStream accessLog) {
+    private static TestServer start(Router router, Consumer<ServerOptions.Builder> customize, OutputStream accessLog, ServerObserver observer) {
         ServerOptions.Builder builder = ServerOptions.builder().host("127.0.0.1").port(0).loops(2)
                 .lingerDrain(Duration.ofSeconds(2));
         customize.accept(builder);
         try {
             ServerOptions options = builder.build();
-            return new TestServer(accessLog == null ? HttpServer.start(options, router)
-                    : HttpServer.start(options, router, ServerObserver.NONE, accessLog));
+            return new TestServer(accessLog == null ? HttpServer.start(options, router, observer)
+                    : HttpServer.start(options, router, observer, accessLog));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

@@ -1,0 +1,111 @@
+package keel.http.server;
+
+import keel.http.Response;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * One request's run of its handler, answered exactly once: by the handler, or by its deadline,
+ * whichever comes first. The first answer gives back the permits the request holds (the route's
+ * limit, its place in the worker pool or under the virtual-thread limit) and goes on; a later one is
+ * dropped, so a handler that finishes after its deadline never sends a second response.
+ *
+ * <p>While the handler's code runs, the call knows its thread: the deadline interrupts it there
+ * (a worker, a virtual thread, a blocking connection's thread), never afterwards, when the thread has
+ * moved on to other work.
+ */
+final class HandlerCall implements Consumer<Response> {
+    private static final VarHandle ANSWERED;
+
+    static {
+        try {
+            ANSWERED = MethodHandles.lookup().findVarHandle(HandlerCall.class, "answered", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final Consumer<Response> done;
+    @SuppressWarnings("unused") // through ANSWERED
+    private volatile boolean answered;
+    /** Permits given back with the answer: at most two (the route's limit, then the pool's). */
+    private Runnable firstRelease;
+    private Runnable secondRelease;
+    /** The thread running the handler's code now, or null; guarded by {@code this}. */
+    private Thread thread;
+    /** The blocking transport's timer, cancelled by the answer; null on the nio transport (the channel's deadline). */
+    private CompletableFuture<Void> timer;
+
+    HandlerCall(Consumer<Response> done) {
+        this.done = done;
+    }
+
+    /** Gives {@code permit} back with the answer (set before the handler can answer). */
+    void releasesWithAnswer(Runnable permit) {
+        if (firstRelease == null) firstRelease = permit;
+        else secondRelease = permit;
+    }
+
+    boolean isAnswered() {
+        return answered;
+    }
+
+    /** The handler's answer: handed on when it is the first, dropped when the deadline came first. */
+    @Override
+    public void accept(Response response) {
+        if (!ANSWERED.compareAndSet(this, false, true)) {
+            if (response.isStreamed()) DiscardingSubscriber.discard(response.stream());
+            return;
+        }
+        if (timer != null) timer.complete(null); // cancels the timer
+        finish(response);
+    }
+
+    /**
+     * The deadline passed: when the handler has not answered yet, runs {@code onExpired} (before the
+     * client can see the answer), interrupts the handler's thread (if its code runs now), gives the
+     * permits back and answers {@code timeout}. True when it did.
+     */
+    boolean expire(Response timeout, Runnable onExpired) {
+        if (!ANSWERED.compareAndSet(this, false, true)) return false;
+        onExpired.run();
+        synchronized (this) {
+            if (thread != null && thread != Thread.currentThread()) thread.interrupt();
+        }
+        finish(timeout);
+        return true;
+    }
+
+    /** For the blocking transport: {@link #expire} with {@code timeout} after {@code nanos}, on the JDK's timer thread. */
+    void expireAfter(long nanos, Response timeout, Runnable onExpired) {
+        timer = new CompletableFuture<Void>().orTimeout(nanos, TimeUnit.NANOSECONDS);
+        timer.whenComplete((ignored, failure) -> {
+            if (failure != null) expire(timeout, onExpired);
+        });
+    }
+
+    /** On the handler's thread, as its code starts. */
+    synchronized void enter() {
+        thread = Thread.currentThread();
+    }
+
+    /** On the handler's thread, as its code returns: an interrupt the deadline sent is cleared, so it hits nothing else. */
+    void leave() {
+        boolean interrupted;
+        synchronized (this) {
+            thread = null;
+            interrupted = answered;
+        }
+        if (interrupted) Thread.interrupted();
+    }
+
+    private void finish(Response response) {
+        if (firstRelease != null) firstRelease.run();
+        if (secondRelease != null) secondRelease.run();
+        done.accept(response);
+    }
+}
