@@ -13,6 +13,7 @@ import keel.http.ws.WsEndpoint;
 import keel.http.ws.WsHandshake;
 import keel.http.ws.WsOptions;
 
+import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -30,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * Routes a request and runs its handler under the route's {@link Execution}. The answer goes to a
@@ -50,7 +52,7 @@ final class Dispatcher implements AutoCloseable {
     private final boolean observing;
     private final ResponseCompression compression;
     private final long maxBodySize;
-    private final java.time.Duration handlerDeadline;
+    private final Duration handlerDeadline;
     private final ThreadPoolExecutor workers;
     /**
      * Admission to the worker pool: one permit per thread plus one per queue slot, held from the
@@ -289,7 +291,7 @@ final class Dispatcher implements AutoCloseable {
      * queued, a release that may give the permit back early (when its answer is handed over);
      * otherwise, and at most once in all, the permit goes back when the task ends.
      */
-    private void runOnWorker(java.util.function.Function<Runnable, Runnable> task) {
+    private void runOnWorker(Function<Runnable, Runnable> task) {
         if (!workerPermits.tryAcquire()) throw new RejectedExecutionException("worker pool is full");
         AtomicBoolean released = new AtomicBoolean();
         Runnable release = () -> {

@@ -68,11 +68,12 @@ public final class HttpServer implements AutoCloseable {
         this.accessLog = accessLogSink == null ? AccessLog.open(options.logging()) : AccessLog.to(accessLogSink, options.logging());
         this.options = options;
         try {
+            RouteTable routes = freeze(router, options); // a configured route that matches nothing stops the start before the warm-up
             if (options.warmup()) {
                 warmup(options);
                 observer.warmup();
             }
-            this.dispatcher = new Dispatcher(options, freeze(router, options), observer);
+            this.dispatcher = new Dispatcher(options, routes, observer);
         } catch (IOException | RuntimeException e) {
             if (accessLog != null) accessLog.close();
             throw e;
