@@ -41,7 +41,12 @@ public final class Main {
                     out.print(help());
                     return 0;
                 }
-                serve(config, out);
+                try {
+                    serve(config, out);
+                } catch (ConfigKeys.ConfigException e) { // a configured route that matches none of the app's
+                    err.println("keel: " + e.getMessage());
+                    return 2;
+                }
                 return 0;
             }
             case "lab" -> {
@@ -220,6 +225,21 @@ public final class Main {
             text.append(String.format("  %-26s %-32s %s (default %s)%n", key.flag() + " V", key.yaml(), key.help(), key.valueIn(amqpDefaults)));
         }
         text.append("""
+
+                Each route's settings (YAML only): a routes: list, one entry per route pattern, over what the code declared:
+                  routes:
+                    - path: /gateway/publish
+                      method: POST
+                      execution: worker-pool
+                      limit: 500
+                      deadline: 2s
+                      max-body: 1MiB
+                """);
+        for (ConfigKeys.RouteField field : ConfigKeys.ROUTE_FIELDS) {
+            text.append(String.format("  %-26s %s%n", "routes[].%s".formatted(field.name()), field.help()));
+        }
+        text.append("""
+                A pattern (or pattern and method) that matches none of the app's routes stops the start.
 
                 Sizes take KiB/MiB suffixes (8KiB, 10MiB); durations ms/s/m (500ms, 10s, 2m).
                 Unknown keys, unknown flags and bad values stop the start with a message naming them.

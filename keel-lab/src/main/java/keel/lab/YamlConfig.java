@@ -12,12 +12,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * Reads {@code keel.yaml}: nested maps whose dotted paths are the keys of {@link ConfigKeys}, {@link LabSettings} and {@link AmqpConfigKeys}
- * ({@code server: {port: 8080}} is {@code server.port}). Unknown keys and bad values are refused with
- * the key's name and the file's.
+ * ({@code server: {port: 8080}} is {@code server.port}), and the {@code routes:} list, one entry per
+ * route pattern ({@link ConfigKeys#route}). Unknown keys and bad values are refused with the key's
+ * name ({@code routes[0].execution}) and the file's.
  */
 final class YamlConfig {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
@@ -43,7 +45,9 @@ final class YamlConfig {
             Map.Entry<String, JsonNode> field = fields.next();
             String key = prefix.isEmpty() ? field.getKey() : prefix + "." + field.getKey();
             JsonNode value = field.getValue();
-            if (value.isObject()) {
+            if (key.equals("routes")) {
+                applyRoutes(value, builder, source);
+            } else if (value.isObject()) {
                 applyNode(key, value, builder, lab, amqp, source);
             } else if (value.isValueNode() && !value.isNull()) {
                 var labKey = LabSettings.byYaml(key);
@@ -54,6 +58,23 @@ final class YamlConfig {
             } else {
                 throw new ConfigKeys.ConfigException("configuration key '" + key + "' in " + source + " needs a single value");
             }
+        }
+    }
+
+    private static void applyRoutes(JsonNode routes, ServerOptions.Builder builder, String source) {
+        if (!routes.isArray()) throw new ConfigKeys.ConfigException("'routes' in " + source + " needs a list of routes (- path: /x …)");
+        for (int i = 0; i < routes.size(); i++) {
+            JsonNode entry = routes.get(i);
+            if (!entry.isObject()) throw new ConfigKeys.ConfigException("routes[" + i + "] in " + source + " needs keys (path, method, execution, …)");
+            Map<String, String> fields = new LinkedHashMap<>();
+            for (Iterator<Map.Entry<String, JsonNode>> it = entry.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> field = it.next();
+                if (!field.getValue().isValueNode() || field.getValue().isNull()) {
+                    throw new ConfigKeys.ConfigException("configuration key 'routes[" + i + "]." + field.getKey() + "' in " + source + " needs a single value");
+                }
+                fields.put(field.getKey(), field.getValue().asText());
+            }
+            builder.route(ConfigKeys.route(i, fields, source));
         }
     }
 }
