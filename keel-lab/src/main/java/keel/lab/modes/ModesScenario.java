@@ -21,6 +21,9 @@ import java.util.Optional;
  * {@code /metrics} is scraped once a second during each run. The verdict is whether every mode
  * answered every request (DESIGN.md problem 5).
  *
+ * <p>With {@code --config FILE} (repeated), each keel.yaml file is one mode in place of the built-in
+ * five: its {@code routes:} section compares executions route by route, with no code change.
+ *
  * <p>The latency route blocks for 100 ms. On the event loop it runs with the guard's
  * {@code on-blocked: offload}, which moves it to virtual threads after its first blocked turn:
  * without it one loop answers 10 requests a second, which the {@code blocked-loop} scenario shows.
@@ -40,7 +43,8 @@ public final class ModesScenario implements Scenario {
         if (gatling.isEmpty()) return ScenarioResult.skipped(name(), TITLE, why.toString());
         String loadBefore = ModesReport.loadAverage();
         List<Measured> measured = new ArrayList<>();
-        for (Mode mode : Mode.ALL) {
+        List<Mode> modes = run.configs().isEmpty() ? Mode.ALL : run.configs().stream().map(Mode::of).toList();
+        for (Mode mode : modes) {
             for (Workload workload : Workload.of(run.quick())) {
                 measured.add(measure(gatling.get(), run, mode, workload));
             }

@@ -6,6 +6,7 @@ import keel.lab.report.ResultsJson;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
@@ -32,6 +33,7 @@ public final class LabCommand {
         Set<String> names = new LinkedHashSet<>();
         boolean quick = false;
         Path dir = null;
+        List<Path> configs = new ArrayList<>();
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             switch (arg) {
@@ -39,6 +41,12 @@ public final class LabCommand {
                 case "--out" -> {
                     if (i + 1 >= args.size()) return usage(err, "--out needs a folder");
                     dir = Path.of(args.get(++i));
+                }
+                case "--config" -> {
+                    if (i + 1 >= args.size()) return usage(err, "--config needs a keel.yaml file");
+                    Path config = Path.of(args.get(++i));
+                    if (!Files.isRegularFile(config)) return usage(err, "--config " + config + ": no such file");
+                    configs.add(config.toAbsolutePath());
                 }
                 case "all" -> names.addAll(Scenarios.NAMES);
                 default -> {
@@ -49,10 +57,11 @@ public final class LabCommand {
             }
         }
         if (names.isEmpty()) return usage(err, "name a scenario, or all");
+        if (!configs.isEmpty() && !names.contains("modes")) return usage(err, "--config is for the modes scenario");
         if (dir == null) dir = Path.of("lab-results", LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         List<Scenario> scenarios = new ArrayList<>();
         for (String name : Scenarios.NAMES) if (names.contains(name)) scenarios.add(Scenarios.create(name));
-        LabRunner runner = new LabRunner(dir, quick, cpu("KEEL_LAB_SERVER_CPU"), cpu("KEEL_LAB_CLIENT_CPU"), err);
+        LabRunner runner = new LabRunner(dir, quick, cpu("KEEL_LAB_SERVER_CPU"), cpu("KEEL_LAB_CLIENT_CPU"), configs, err);
         LabReport report = runner.run(scenarios);
         out.printf("lab: %d scenario(s) in %.0f s; report: %s%n", report.results().size(), report.seconds(), dir.resolve("index.html"));
         for (var result : report.results()) out.println("  " + result.scenario() + ": " + String.join(" / ", result.summary()));
@@ -85,6 +94,9 @@ public final class LabCommand {
         return """
                 Usage:
                   bin/keel lab <scenario>… [--quick] [--out DIR]   run scenarios, write DIR/index.html and reports
+                  bin/keel lab modes --config A.yaml [--config B.yaml]…
+                                                                  modes: one mode per keel.yaml (its routes: section
+                                                                  sets each route's execution), instead of the five
                   bin/keel lab all [--quick] [--out DIR]           every scenario, in the order below
                   bin/keel lab compare A.json B.json               B/A for every figure two runs share
                   bin/keel lab --help                              this text

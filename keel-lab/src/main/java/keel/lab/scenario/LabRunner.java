@@ -26,11 +26,18 @@ import java.util.Map;
 public final class LabRunner {
     private final Path out;
     private final boolean quick;
+    private final List<Path> configs;
     private final int serverCpu;
     private final int clientCpu;
     private final PrintStream progress;
 
     public LabRunner(Path out, boolean quick, int serverCpu, int clientCpu, PrintStream progress) {
+        this(out, quick, serverCpu, clientCpu, List.of(), progress);
+    }
+
+    /** With the keel.yaml files of {@code --config}, which {@code modes} runs as its modes. */
+    public LabRunner(Path out, boolean quick, int serverCpu, int clientCpu, List<Path> configs, PrintStream progress) {
+        this.configs = List.copyOf(configs);
         this.out = out;
         this.quick = quick;
         this.serverCpu = serverCpu;
@@ -68,7 +75,7 @@ public final class LabRunner {
         long start = System.nanoTime();
         ScenarioResult result;
         try {
-            result = scenario.run(new LabRun(folder, quick, serverCpu, clientCpu));
+            result = scenario.run(new LabRun(folder, quick, serverCpu, clientCpu, configs));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             result = failed(scenario.name(), "interrupted");

@@ -5,7 +5,11 @@ import keel.lab.scenario.LabRun;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,5 +40,27 @@ class ModesScenarioTest {
         assertThat(Workload.of(true)).extracting(Workload::name).containsExactly("hello", "latency");
         // at most 80 requests of 100 ms in flight: within the worker pool (200) and the blocking platform threads (150)
         assertThat(Workload.LATENCY.full()).allSatisfy(phase -> assertThat(phase.peakRate() * 0.1).isLessThanOrEqualTo(80));
+    }
+
+    @Test
+    void eachConfigFileIsAModeNamedAfterItThatServesWithThatFile(@TempDir Path dir) throws Exception {
+        Path workers = Files.writeString(dir.resolve("latency-on-workers.yaml"), """
+                routes:
+                  - path: /benchmark/latency
+                    execution: worker-pool
+                """);
+        Path blocking = Files.writeString(dir.resolve("blocking.yml"), "server:\n  transport: blocking\n");
+        assertThat(List.of(Mode.of(workers), Mode.of(blocking))).containsExactly(
+                new Mode("latency-on-workers", List.of("--config", workers.toAbsolutePath().toString()), true, false),
+                new Mode("blocking", List.of("--config", blocking.toAbsolutePath().toString()), false, false));
+
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertThat(keel.lab.scenario.LabCommand.run(List.of("modes", "--config", dir.resolve("absent.yaml").toString()),
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err))).isEqualTo(2);
+        assertThat(err.toString()).contains("--config " + dir.resolve("absent.yaml") + ": no such file");
+        err.reset();
+        assertThat(keel.lab.scenario.LabCommand.run(List.of("close", "--config", workers.toString()),
+                new PrintStream(new ByteArrayOutputStream()), new PrintStream(err))).isEqualTo(2);
+        assertThat(err.toString()).contains("--config is for the modes scenario");
     }
 }
