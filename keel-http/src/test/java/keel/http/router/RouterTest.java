@@ -51,6 +51,24 @@ class RouterTest {
     }
 
     @Test
+    void configuredSettingsApplyOverTheCodesInOrderAndAreMarked() {
+        Router router = new Router();
+        router.with(Execution.EVENT_LOOP).limit(3).get("/items/{id}", OK).put("/items/{id}", OK);
+        RouteTable table = router.freeze(java.util.List.of(
+                RouteSettings.of("/items/{id}").execution(Execution.WORKER_POOL).deadline(java.time.Duration.ofSeconds(2)),
+                RouteSettings.of("/items/{id}").method("PUT").execution(Execution.VIRTUAL_THREAD).maxBodySize(10)));
+        Route get = ((RouteMatch.Found) table.match("GET", "/items/1")).route();
+        Route put = ((RouteMatch.Found) table.match("PUT", "/items/1")).route();
+        assertThat(get.execution()).isEqualTo(Execution.WORKER_POOL);
+        assertThat(get.maxConcurrent()).as("the code's, not configured").isEqualTo(3);
+        assertThat(get.configured()).containsExactlyInAnyOrder(Route.Setting.EXECUTION, Route.Setting.DEADLINE);
+        assertThat(put.execution()).as("the later entry wins").isEqualTo(Execution.VIRTUAL_THREAD);
+        assertThat(put.maxBodySizeOr(1000)).isEqualTo(10);
+        assertThat(get.maxBodySizeOr(1000)).isEqualTo(1000);
+        assertThat(put.deadlineOr(java.time.Duration.ZERO)).isEqualTo(java.time.Duration.ofSeconds(2));
+    }
+
+    @Test
     void refusesDuplicatesBadPatternsAndLateRoutes() {
         Router router = new Router().get("/a", OK);
         assertThatThrownBy(() -> router.get("/a", OK)).hasMessageContaining("twice");
