@@ -57,6 +57,11 @@ import java.util.function.ToDoubleFunction;
  *   <li>{@code keel_http_server_rejected_total} (counter per {@code reason}, every reason present from 0: every
  *       503 the server writes, its own refusals and its handlers' 503s as {@code handler}),
  *       {@code keel_http_server_bytes_received_total}, {@code keel_http_server_bytes_sent_total}</li>
+ *   <li>{@code keel_http_server_timeouts_total} (counter per {@code reason}: {@code idle}, {@code head_read},
+ *       {@code body_stalled}, {@code body_too_slow}, {@code write_stalled}) and
+ *       {@code keel_http_server_dropped_total} (counter per {@code reason}: responses cut short or never
+ *       sent, {@code loop_queue_full}, {@code loop_stopped}, {@code response_failed}, {@code stream_failed},
+ *       {@code handoff_refused}), every reason present from 0</li>
  *   <li>{@code keel_http_server_access_log_dropped_total}: access log lines dropped, never written
  *       (the log's queue was full, or its file failed); 0 while the access log is off</li>
  *   <li>{@code keel_http_server_tls_handshake_failures_total} (counter per {@code reason}: {@code timeout},
@@ -106,6 +111,8 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     private final Map<String, RouteTimers> requestTimers = new ConcurrentHashMap<>();
     private final Map<String, Counter> blockedCounters = new ConcurrentHashMap<>();
     private final Map<ServerObserver.Rejection, Counter> rejected = new EnumMap<>(ServerObserver.Rejection.class);
+    private final Map<ServerObserver.Timeout, Counter> timeouts = new EnumMap<>(ServerObserver.Timeout.class);
+    private final Map<ServerObserver.Drop, Counter> dropped = new EnumMap<>(ServerObserver.Drop.class);
     private final Map<String, Counter> tlsHandshakeFailures = new ConcurrentHashMap<>();
     private final Counter bytesReceived;
     private final Counter bytesSent;
@@ -127,6 +134,18 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
         for (ServerObserver.Rejection reason : ServerObserver.Rejection.values()) {
             rejected.put(reason, Counter.builder("keel.http.server.rejected")
                     .description("Requests or connections refused with 503, by reason")
+                    .tag("reason", reason.label())
+                    .register(registry));
+        }
+        for (ServerObserver.Timeout reason : ServerObserver.Timeout.values()) {
+            timeouts.put(reason, Counter.builder("keel.http.server.timeouts")
+                    .description("Waits on a client ended by a timeout (answered 408, or closed where nothing can be answered), by reason")
+                    .tag("reason", reason.label())
+                    .register(registry));
+        }
+        for (ServerObserver.Drop reason : ServerObserver.Drop.values()) {
+            dropped.put(reason, Counter.builder("keel.http.server.dropped")
+                    .description("Connections closed before the whole of a response could be sent, by reason")
                     .tag("reason", reason.label())
                     .register(registry));
         }
@@ -301,6 +320,16 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     @Override
     public void onRejected(ServerObserver.Rejection reason) {
         rejected.get(reason).increment();
+    }
+
+    @Override
+    public void onTimeout(ServerObserver.Timeout reason) {
+        timeouts.get(reason).increment();
+    }
+
+    @Override
+    public void onDropped(ServerObserver.Drop reason) {
+        dropped.get(reason).increment();
     }
 
     @Override

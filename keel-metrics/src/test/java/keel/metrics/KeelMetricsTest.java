@@ -64,6 +64,14 @@ class KeelMetricsTest {
                 assertThat(text.find("keel_http_server_rejected_total", "reason", reason.label()))
                         .as(reason.label()).singleElement().extracting(PrometheusText.Sample::value).isEqualTo(0.0);
             }
+            for (ServerObserver.Timeout reason : ServerObserver.Timeout.values()) {
+                assertThat(text.find("keel_http_server_timeouts_total", "reason", reason.label()))
+                        .as(reason.label()).singleElement().extracting(PrometheusText.Sample::value).isEqualTo(0.0);
+            }
+            for (ServerObserver.Drop reason : ServerObserver.Drop.values()) {
+                assertThat(text.find("keel_http_server_dropped_total", "reason", reason.label()))
+                        .as(reason.label()).singleElement().extracting(PrometheusText.Sample::value).isEqualTo(0.0);
+            }
             assertThat(text.value("keel_http_server_connections_open")).isGreaterThanOrEqualTo(1);
             assertThat(text.value("keel_http_server_access_log_dropped_total")).as("the access log is off").isZero();
             for (EventLoop loop : server.server().loops()) {
@@ -196,6 +204,34 @@ class KeelMetricsTest {
             assertThat(text.value("keel_http_server_rejected_total", "reason", "handler")).isEqualTo(3);
             assertThat(text.find("keel_http_server_rejected_total").stream().mapToDouble(PrometheusText.Sample::value).sum())
                     .as("no 503 counted under two reasons").isEqualTo(3);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Transport.class)
+    void aBodyTooSlowIsAnswered408AndCountedAsATimeout(Transport transport) throws Exception {
+        Router router = new Router().post("/upload", request -> Response.ok("got " + request.body().length));
+        try (MetricsServer server = MetricsServer.start(router, b -> b.transport(transport).bodyMinRate(1_000)
+                .bodyRateWindow(Duration.ofMillis(200)));
+             java.net.Socket socket = new java.net.Socket("127.0.0.1", server.server().port())) {
+            socket.setSoTimeout(5_000);
+            var out = socket.getOutputStream();
+            out.write("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            try {
+                for (int i = 0; i < 100 && socket.getInputStream().available() == 0; i++) { // a byte per 20 ms, 50 bytes/s
+                    out.write('x');
+                    out.flush();
+                    Thread.sleep(20);
+                }
+            } catch (java.io.IOException closed) {
+                // the server answered and closed while the client trickled
+            }
+            String answer = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+            assertThat(answer).startsWith("HTTP/1.1 408 ").contains("request body slower than 1000 bytes/s");
+
+            PrometheusText text = server.scrapeUntil(t -> t.value("keel_http_server_timeouts_total", "reason", "body_too_slow") >= 1);
+            assertThat(text.value("keel_http_server_timeouts_total", "reason", "body_too_slow")).isEqualTo(1);
+            assertThat(text.value("keel_http_server_timeouts_total", "reason", "body_stalled")).isZero();
         }
     }
 

@@ -93,6 +93,10 @@ public final class EventLoop implements Executor {
             return new Options(name, taskQueueSize, budget, maxTimers, poller);
         }
 
+        public Options withTaskQueueSize(int size) {
+            return new Options(name, size, turnBudget, maxTimers, poller);
+        }
+
         public Options withPoller(Poller.Factory factory) {
             return new Options(name, taskQueueSize, turnBudget, maxTimers, factory);
         }
@@ -150,6 +154,32 @@ public final class EventLoop implements Executor {
     public void execute(Runnable task) {
         if (!running) throw new java.util.concurrent.RejectedExecutionException("event loop " + name() + " is stopped");
         tasks.offer(task);
+        if (!inEventLoop() && wakeupNeeded.get() && wakeupNeeded.compareAndSet(true, false)) {
+            poller.wakeup();
+        }
+    }
+
+    /**
+     * Reserves a place in the task queue for a task another thread will hand over later with
+     * {@link #executeReserved}, which the bound then never refuses; false when the queue is full or
+     * the loop has stopped. Each reservation ends with one {@code executeReserved} or one
+     * {@link #cancelReservedTask}.
+     */
+    public boolean tryReserveTask() {
+        return running && tasks.tryReserve();
+    }
+
+    /** Gives back a place reserved with {@link #tryReserveTask} and not used. */
+    public void cancelReservedTask() {
+        tasks.cancelReservation();
+    }
+
+    /**
+     * Queues the task of a place reserved with {@link #tryReserveTask}. Throws
+     * {@link java.util.concurrent.RejectedExecutionException} only when the loop has stopped.
+     */
+    public void executeReserved(Runnable task) {
+        tasks.offerReserved(task);
         if (!inEventLoop() && wakeupNeeded.get() && wakeupNeeded.compareAndSet(true, false)) {
             poller.wakeup();
         }

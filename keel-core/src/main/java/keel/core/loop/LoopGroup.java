@@ -25,10 +25,15 @@ public final class LoopGroup implements AutoCloseable {
 
     /** Starts {@code count} loops named {@code prefix-0 … prefix-(count-1)}; see {@link EventLoop.Options#turnBudget}. */
     public LoopGroup(int count, String prefix, Duration turnBudget) {
+        this(count, prefix, turnBudget, EventLoop.Options.named(prefix).taskQueueSize());
+    }
+
+    /** Starts {@code count} loops named {@code prefix-0 … prefix-(count-1)}; see {@link EventLoop.Options}. */
+    public LoopGroup(int count, String prefix, Duration turnBudget, int taskQueueSize) {
         if (count < 1) throw new IllegalArgumentException("a loop group needs at least one loop: " + count);
         List<EventLoop> created = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            EventLoop loop = new EventLoop(EventLoop.Options.named(prefix + "-" + i).withTurnBudget(turnBudget));
+            EventLoop loop = new EventLoop(EventLoop.Options.named(prefix + "-" + i).withTurnBudget(turnBudget).withTaskQueueSize(taskQueueSize));
             loop.start();
             created.add(loop);
         }

@@ -29,15 +29,22 @@ public final class Acceptor implements AutoCloseable {
     private final ServerSocketChannel server;
     private final LoopGroup loops;
     private final ConnectionInitializer initializer;
+    private final Runnable onRefused;
     private final Thread thread;
 
-    public Acceptor(InetSocketAddress address, int backlog, LoopGroup loops, ConnectionInitializer initializer)
-            throws IOException {
+    /**
+     * Binds {@code address}. {@code onRefused} runs on the acceptor thread for each connection that no
+     * loop could take (its task queue was full, or it stopped): that connection is closed at once,
+     * since the acceptor thread must not wait on a lingering close.
+     */
+    public Acceptor(InetSocketAddress address, int backlog, LoopGroup loops, ConnectionInitializer initializer,
+                    Runnable onRefused) throws IOException {
         this.server = ServerSocketChannel.open();
         server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
         server.bind(address, backlog);
         this.loops = loops;
         this.initializer = initializer;
+        this.onRefused = onRefused;
         this.thread = Thread.ofPlatform().name("keel-acceptor").daemon(false).unstarted(this::acceptLoop);
     }
 
@@ -74,6 +81,7 @@ public final class Acceptor implements AutoCloseable {
         } catch (IOException | RejectedExecutionException e) {
             LOG.warn("connection_handoff_failed", "loop", loop.name(), "cause", e);
             closeQuietly(channel);
+            if (e instanceof RejectedExecutionException) onRefused.run();
         }
     }
 

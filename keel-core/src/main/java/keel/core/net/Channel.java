@@ -737,6 +737,7 @@ public final class Channel implements IoHandler {
 
     private SocketTimeoutException stalled() {
         LOG.debug("write_stalled", "protocol", protocol);
+        settings.observer().onWriteStalled();
         return new SocketTimeoutException("queued output made no progress in time");
     }
 

@@ -17,6 +17,13 @@ public interface ChannelObserver {
     }
 
     /**
+     * Queued output made no progress for {@link Channel.Settings#writeStallTimeout} (a peer that stopped
+     * reading) and the channel was closed.
+     */
+    default void onWriteStalled() {
+    }
+
+    /**
      * A TLS handshake failed or stalled and its connection was closed; {@code reason} is one of
      * {@link keel.core.tls.HandshakeFailures#REASONS}.
      */

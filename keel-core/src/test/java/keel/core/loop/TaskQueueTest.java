@@ -58,4 +58,42 @@ class TaskQueueTest {
             assertThatThrownBy(() -> queue.offer(() -> { })).isInstanceOf(RejectedExecutionException.class).hasMessageContaining("stopped");
         }
     }
+
+    @Test
+    void aReservedPlaceCountsAgainstTheBoundAndItsOfferIsNeverRefusedForIt() {
+        TaskQueue queue = new TaskQueue(2);
+        assertThat(queue.tryReserve()).isTrue();
+        queue.offer(() -> { });
+        assertThat(queue.tryReserve()).as("the bound counts the reservation").isFalse();
+        assertThatThrownBy(() -> queue.offer(() -> { })).isInstanceOf(RejectedExecutionException.class).hasMessageContaining("full");
+        assertThat(queue.size()).as("a reservation is no queued task").isEqualTo(1);
+        assertThat(queue.reserved()).isEqualTo(1);
+
+        queue.offerReserved(() -> { });
+        assertThat(queue.size()).isEqualTo(2);
+        assertThat(queue.reserved()).isZero();
+        queue.poll();
+        queue.poll();
+        assertThat(queue.isEmpty()).isTrue();
+        assertThat(queue.tryReserve()).isTrue();
+        queue.cancelReservation();
+        assertThat(queue.tryReserve()).isTrue();
+        assertThat(queue.tryReserve()).isTrue();
+        assertThat(queue.isEmpty()).as("reservations alone leave the loop free to block in its poll").isTrue();
+    }
+
+    @Test
+    void aClosedQueueRefusesReservationsAndTheirOffersAndItsDrainDoesNotWaitForThem() {
+        TaskQueue queue = new TaskQueue(4);
+        assertThat(queue.tryReserve()).isTrue();
+        queue.offer(() -> { });
+        queue.close();
+        AtomicInteger drained = new AtomicInteger();
+        queue.drainAfterClose(task -> drained.incrementAndGet());
+        assertThat(drained.get()).isEqualTo(1);
+        assertThat(queue.tryReserve()).isFalse();
+        assertThatThrownBy(() -> queue.offerReserved(() -> { })).isInstanceOf(RejectedExecutionException.class)
+                .hasMessageContaining("stopped");
+        assertThat(queue.reserved()).isZero();
+    }
 }

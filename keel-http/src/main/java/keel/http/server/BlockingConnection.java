@@ -23,7 +23,6 @@ import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Flow;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -49,6 +48,9 @@ final class BlockingConnection {
     private final ServerContext context;
     private final Consumer<BlockingConnection> onClosed;
     private final Http1Parser parser;
+    private final BodyRate bodyRate;
+    /** True once the current request's body has started to be waited for (its rate runs from then). */
+    private boolean bodyStarted;
     private final ByteBuffer in;
     private final WriteQueue out;
     private InputStream input;
@@ -72,6 +74,7 @@ final class BlockingConnection {
         this.context = context;
         this.onClosed = onClosed;
         this.parser = new Http1Parser(context.parserLimits());
+        this.bodyRate = new BodyRate(context.options().timeouts());
         this.in = ByteBuffer.allocate(context.readBufferSize());
         this.out = new WriteQueue(new BufferPool(context.readBufferSize(), 2));
         this.access = AccessRecorder.blocking(context.accessLog());
@@ -138,13 +141,15 @@ final class BlockingConnection {
     }
 
     /**
-     * Called by the server's watchdog: a write that made no progress for the idle timeout, or a TLS
-     * handshake past its timeout, ends the connection.
+     * Called by the server's watchdog: a write that made no progress for the write-stall timeout, or a
+     * TLS handshake past its timeout, ends the connection.
      */
     void abortIfStalled(long now) {
         long deadline = writeDeadline;
         if (deadline != 0 && now - deadline > 0) {
+            writeDeadline = 0; // counted once: the watchdog may pass again before the thread sees the close
             LOG.debug("write_stalled", "id", id);
+            context.observer().onTimeout(ServerObserver.Timeout.WRITE_STALLED);
             closeTcp();
         }
         deadline = handshakeDeadline;
@@ -224,6 +229,7 @@ final class BlockingConnection {
                 }
                 case ParseResult.Parsed parsed -> {
                     headDeadline = 0;
+                    bodyStarted = false;
                     if (!exchange(parsed.request())) return;
                     restartIdleDeadline();
                 }
@@ -263,11 +269,19 @@ final class BlockingConnection {
                 if (headDeadline == 0) headDeadline = System.nanoTime() + wait.timeoutNanos(timeouts);
                 yield headDeadline - System.nanoTime();
             }
-            default -> wait.timeoutNanos(timeouts); // a body: each read that made progress restarts it
+            default -> { // a body: each read that made progress restarts the stall timeout; the rate runs on
+                long now = System.nanoTime();
+                if (!bodyStarted) {
+                    bodyStarted = true;
+                    bodyRate.start(now);
+                }
+                yield bodyRate.nanosLeft(now, wait.timeoutNanos(timeouts));
+            }
         };
         if (!in.hasRemaining()) throw new IllegalStateException("read buffer full while the parser needs more");
         try {
-            socket.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
+            // Rounded up: a read timeout never ends a wait before its deadline.
+            socket.setSoTimeout((int) Math.max(1, (timeoutNanos + 999_999) / 1_000_000));
             waitingForRequest = betweenRequests;
             if (betweenRequests && context.isStopping()) return false;
             int n;
@@ -277,10 +291,17 @@ final class BlockingConnection {
                 waitingForRequest = false;
             }
             if (n < 0) return false;
+            if (wait == Wait.BODY) bodyRate.onBytes(System.nanoTime(), n);
             context.observer().onBytesRead(n);
             in.position(in.position() + n);
             return true;
         } catch (SocketTimeoutException timeout) {
+            if (wait == Wait.BODY && bodyRate.isTooSlow(System.nanoTime())) {
+                context.observer().onTimeout(ServerObserver.Timeout.BODY_TOO_SLOW);
+                respondAndClose(bodyRate.tooSlow());
+                return false;
+            }
+            context.observer().onTimeout(wait.timeout());
             if (betweenRequests) closeLingering();
             else respondAndClose(wait.onExpiry(timeouts));
             return false;
@@ -335,6 +356,7 @@ final class BlockingConnection {
                 out.writeTo(output);
                 subscriber.request();
             } else if (signal instanceof Throwable failure) {
+                context.observer().onDropped(ServerObserver.Drop.STREAM_FAILED);
                 LOG.warn("response_stream_failed", "id", id, "cause", failure);
                 throw new IOException("response stream failed", failure); // a truncated body, never a false end
             } else {

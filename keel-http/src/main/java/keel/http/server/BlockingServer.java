@@ -49,8 +49,8 @@ final class BlockingServer implements HttpServer.Listener {
         this.server = new ServerSocket();
         server.setReuseAddress(true);
         this.acceptor = Thread.ofPlatform().name("keel-acceptor").unstarted(this::acceptLoop);
-        long idleMillis = options.timeouts().idle().toMillis();
-        this.watchdogPeriodMillis = Math.clamp(idleMillis / 4, 5, 1000);
+        long stallMillis = options.timeouts().writeStall().toMillis();
+        this.watchdogPeriodMillis = Math.clamp(stallMillis / 4, 5, 1000);
         this.writeWatchdog = Thread.ofPlatform().name("keel-write-watchdog").daemon(true).start(this::watchWrites);
     }
 
@@ -69,7 +69,7 @@ final class BlockingServer implements HttpServer.Listener {
 
     /**
      * Java sockets have no write timeout: this thread closes connections whose write made no progress
-     * for the idle timeout, and TLS handshakes that outlive their timeout.
+     * for the write-stall timeout, and TLS handshakes that outlive their timeout.
      */
     private void watchWrites() {
         while (!context.isStopping()) {

@@ -49,6 +49,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
     private final long id;
     private final LoopConnections home;
     private final Http1Parser parser;
+    private final BodyRate bodyRate;
     /** Answered instead of any request (past the connection limit), or null. */
     private final Response refusal;
     /** Created once: a method reference made per request would allocate on every request. */
@@ -70,6 +71,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
         this.id = id;
         this.home = home;
         this.parser = new Http1Parser(home.context().parserLimits());
+        this.bodyRate = new BodyRate(home.context().options().timeouts());
         this.refusal = refusal;
     }
 
@@ -93,7 +95,10 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
     @Override
     public void onInput(Channel from, ByteBuffer in) {
         while (state == State.READING && channel.isWritable()) {
+            boolean inBody = !parser.isReadingHead();
+            int before = in.position();
             ParseResult result = parser.parse(in);
+            if (inBody) bodyRate.onBytes(channel.loop().nanoTime(), in.position() - before);
             switch (result) {
                 case ParseResult.NeedMore needMore -> {
                     waitFor(Wait.forReading(parser, in.hasRemaining()), true); // a body's deadline restarts with progress
@@ -126,7 +131,19 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
         Wait expired = wait;
         wait = Wait.NONE;
         switch (expired) {
-            case HEAD, BODY -> respondAndClose(expired.onExpiry(home.context().options().timeouts()));
+            case HEAD -> {
+                home.context().observer().onTimeout(expired.timeout());
+                respondAndClose(expired.onExpiry(home.context().options().timeouts()));
+            }
+            case BODY -> {
+                if (bodyRate.isTooSlow(channel.loop().nanoTime())) {
+                    home.context().observer().onTimeout(ServerObserver.Timeout.BODY_TOO_SLOW);
+                    respondAndClose(bodyRate.tooSlow());
+                } else {
+                    home.context().observer().onTimeout(expired.timeout());
+                    respondAndClose(expired.onExpiry(home.context().options().timeouts()));
+                }
+            }
             case HANDLER -> {
                 HandlerCall call = handlerCall;
                 handlerCall = null;
@@ -134,6 +151,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
                 if (state == State.HANDLING && call != null) home.context().dispatcher().expire(call, handlerDeadlineNanos);
             }
             case IDLE -> {
+                home.context().observer().onTimeout(expired.timeout());
                 state = State.CLOSING;
                 channel.closeLingering();
             }
@@ -159,6 +177,11 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
 
     // ---- the request path ------------------------------------------------------------------------
 
+    /**
+     * Hands the request to the dispatcher, with a place reserved in the loop's task queue for its
+     * answer: an answer made on another thread can then always come back. Without a place the loop is
+     * overloaded, and the request is answered 503 here, while that is still possible.
+     */
     private void onRequest(Request request) {
         if (peerCertificates != null) request = request.withPeerCertificates(peerCertificates);
         current = request;
@@ -166,19 +189,28 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
         state = State.HANDLING;
         channel.pauseInput(); // pipelined requests wait until this one is answered
         waitFor(Wait.NONE, false);
+        if (!channel.loop().tryReserveTask()) {
+            home.context().observer().onRejected(ServerObserver.Rejection.LOOP_QUEUE_FULL);
+            onResponseOrClose(Responses.overloaded("event loop task queue is full"));
+            return;
+        }
         home.context().dispatcher().dispatch(request, onResponse, channel.loop(), this);
     }
 
-    /** The dispatcher's callback: moves the response onto the channel's loop. */
+    /** The dispatcher's callback: moves the response onto the channel's loop, in the place {@link #onRequest} reserved. */
     private void onResponseFromAnyThread(Response response) {
         if (channel.loop().inEventLoop()) {
+            channel.loop().cancelReservedTask();
             onResponseOrClose(response);
             return;
         }
         try {
-            channel.loop().execute(() -> onResponseOrClose(response));
-        } catch (RejectedExecutionException e) {
-            LOG.warn("response_dropped", "id", id, "cause", e.getMessage());
+            channel.loop().executeReserved(() -> onResponseOrClose(response));
+        } catch (RejectedExecutionException stopped) {
+            // Only a stopped loop refuses a reserved place: it closed its channels, this one included.
+            home.context().observer().onDropped(ServerObserver.Drop.LOOP_STOPPED);
+            LOG.warn("response_dropped", "id", id, "cause", stopped.getMessage());
+            if (response.isStreamed()) DiscardingSubscriber.discard(response.stream());
             channel.closeFromAnyThread();
         }
     }
@@ -188,6 +220,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
         try {
             onResponse(response);
         } catch (RuntimeException e) {
+            home.context().observer().onDropped(ServerObserver.Drop.RESPONSE_FAILED);
             LOG.warn("response_failed", e, "id", id);
             channel.close();
         }
@@ -219,6 +252,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
      */
     @Override
     public void upgrade(WsHandshake.Accepted accepted, WsConnection.Binding binding, Runnable release) {
+        channel.loop().cancelReservedTask(); // no answer comes back for this request
         if (access != null) access.responding(101, handedOver());
         WsHandshake.writeSwitchingProtocols(channel.out(), accepted);
         if (access != null) access.finish(handedOver());
@@ -258,6 +292,11 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
         }
     }
 
+    /** Counts a response cut short ({@link ResponseStream}); any thread. */
+    void dropped(ServerObserver.Drop reason) {
+        home.context().observer().onDropped(reason);
+    }
+
     @Override
     public void runsOn(Execution execution) {
         if (access != null) access.runsOn(execution);
@@ -276,12 +315,24 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
         return channel.bytesWritten() + channel.out().pendingBytes();
     }
 
-    /** Sets what the exchange waits for; the deadline restarts when the wait changes or on {@code refresh}. */
+    /**
+     * Sets what the exchange waits for; the deadline restarts when the wait changes or on {@code refresh}.
+     * A body's deadline is the stall timeout or its minimum rate's, whichever comes first.
+     */
     private void waitFor(Wait next, boolean refresh) {
         if (next == wait && !(refresh && next == Wait.BODY)) return;
+        Wait previous = wait;
         wait = next;
-        if (next == Wait.NONE) channel.clearDeadline();
-        else channel.deadlineAfter(next.timeoutNanos(home.context().options().timeouts()));
+        var timeouts = home.context().options().timeouts();
+        switch (next) {
+            case NONE -> channel.clearDeadline();
+            case BODY -> {
+                long now = channel.loop().nanoTime();
+                if (previous != Wait.BODY) bodyRate.start(now);
+                channel.deadlineAfter(bodyRate.nanosLeft(now, next.timeoutNanos(timeouts)));
+            }
+            default -> channel.deadlineAfter(next.timeoutNanos(timeouts));
+        }
     }
 
     @Override

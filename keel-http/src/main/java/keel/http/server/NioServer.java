@@ -38,7 +38,8 @@ final class NioServer implements HttpServer.Listener {
     NioServer(ServerContext context) throws IOException {
         this.context = context;
         this.options = context.options();
-        this.loops = new LoopGroup(options.pools().loops(), "keel-loop", options.pools().loopTurnBudget());
+        this.loops = new LoopGroup(options.pools().loops(), "keel-loop", options.pools().loopTurnBudget(),
+                options.pools().loopTaskQueue());
         for (EventLoop loop : loops.loops()) {
             LoopConnections home = new LoopConnections(loop, this);
             homes.put(loop, home);
@@ -54,7 +55,8 @@ final class NioServer implements HttpServer.Listener {
     public void open() throws IOException {
         var limits = options.limits();
         try {
-            acceptor = new Acceptor(new InetSocketAddress(options.host(), options.port()), limits.backlog(), loops, this::initialize);
+            acceptor = new Acceptor(new InetSocketAddress(options.host(), options.port()), limits.backlog(), loops, this::initialize,
+                    () -> context.observer().onDropped(ServerObserver.Drop.HANDOFF_REFUSED));
         } catch (IOException e) {
             if (guard != null) guard.close();
             shutdownLoops();

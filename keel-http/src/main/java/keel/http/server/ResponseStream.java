@@ -67,6 +67,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
         onLoop(null, () -> {
             if (done) return;
             done = true;
+            exchange.dropped(ServerObserver.Drop.STREAM_FAILED);
             LOG.warn("response_stream_failed", "connection", connection, "cause", failure);
             connection.close(); // a truncated body, never a false end
         });
@@ -109,9 +110,9 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
 
     /**
      * Runs a subscriber signal on the connection's loop. If the loop refuses it (overloaded or
-     * stopped), the connection is closed from here (the loop's sweep then cleans it up) and the
-     * subscription, when this signal carries it, is cancelled: {@code subscription} itself is
-     * loop-only and cannot be read from this thread.
+     * stopped), the body is cut short, counted: the connection is closed from here (the loop's sweep
+     * then cleans it up) and the subscription, when this signal carries it, is cancelled:
+     * {@code subscription} itself is loop-only and cannot be read from this thread.
      */
     private void onLoop(Flow.Subscription carried, Runnable action) {
         if (connection.loop().inEventLoop()) {
@@ -121,6 +122,8 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
         try {
             connection.loop().execute(action);
         } catch (RejectedExecutionException e) {
+            exchange.dropped(connection.loop().isStopping() ? ServerObserver.Drop.LOOP_STOPPED : ServerObserver.Drop.LOOP_QUEUE_FULL);
+            LOG.warn("response_stream_dropped", "connection", connection, "cause", e.getMessage());
             if (carried != null) carried.cancel();
             connection.closeFromAnyThread();
         }

@@ -58,14 +58,14 @@ final class ServerContext {
     }
 
     /**
-     * The settings of one loop's channels: its input buffers, the water marks, the idle timeout as the
-     * bound of a write that makes no progress, the lingering close's drain time.
+     * The settings of one loop's channels: its input buffers, the water marks, the bound of a write
+     * that makes no progress, the lingering close's drain time.
      */
     Channel.Settings channelSettings(BufferPool buffers) {
         Channel.TlsBuffers tlsBuffers = tls == null ? null : Channel.TlsBuffers.of(buffers.bufferSize(), 64);
         Duration handshakeTimeout = tls == null ? Duration.ofSeconds(10) : tls.handshakeTimeout();
         return new Channel.Settings(buffers, tlsBuffers, options.waterMarks().high(), options.waterMarks().low(),
-                options.timeouts().idle(), options.timeouts().lingerDrain(), handshakeTimeout, false, observer);
+                options.timeouts().writeStall(), options.timeouts().lingerDrain(), handshakeTimeout, false, observer);
     }
 
     /** A server-mode engine for a new connection, or null when the server speaks plain HTTP. */

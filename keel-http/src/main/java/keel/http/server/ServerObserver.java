@@ -16,12 +16,52 @@ public interface ServerObserver extends ChannelObserver {
     /** Why a request or connection was answered 503: every 503 the server writes is reported with one. */
     enum Rejection {
         WORKER_POOL_FULL, VIRTUAL_THREAD_LIMIT, ROUTE_LIMIT, CONNECTION_LIMIT, BLOCKING_THREADS_BUSY, SHUTTING_DOWN,
+        /** The connection's event loop had no place left in its task queue for the answer to come back (nio). */
+        LOOP_QUEUE_FULL,
         /** The route's handler answered 503 itself (a gateway without its broker, a health check that is down). */
         HANDLER,
         /** The handler did not answer within its deadline ({@code timeouts.handler-deadline}, or the route's). */
         DEADLINE;
 
         /** The label value: {@code worker_pool_full}, … */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /** Which of the server's timeouts ended a wait on a client; see {@link #onTimeout}. */
+    enum Timeout {
+        /** A keep-alive connection with no request for {@code timeouts.idle}: closed, nothing to answer. */
+        IDLE,
+        /** A head not complete within {@code timeouts.head-read}: 408. */
+        HEAD_READ,
+        /** A body that sent nothing for {@code timeouts.idle}: 408. */
+        BODY_STALLED,
+        /** A body that fell behind {@code timeouts.body-min-rate}: 408. */
+        BODY_TOO_SLOW,
+        /** A client that stopped reading its response for {@code timeouts.write-stall}: closed, nothing more can reach it. */
+        WRITE_STALLED;
+
+        /** The label value: {@code idle}, {@code body_too_slow}, … */
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /** Why a request's connection closed before the whole of its response could be sent; see {@link #onDropped}. */
+    enum Drop {
+        /** A streamed body's next part could not reach the connection's loop (its task queue was full): the body is cut short. */
+        LOOP_QUEUE_FULL,
+        /** The answer came back after the connection's loop had stopped (a server stopped past its grace). */
+        LOOP_STOPPED,
+        /** The response could not be written (a value the writer refused): the connection closes instead. */
+        RESPONSE_FAILED,
+        /** A streamed body's publisher failed after the head was sent: the body is cut short. */
+        STREAM_FAILED,
+        /** A new connection could not reach an event loop (its task queue was full): closed before any request (nio). */
+        HANDOFF_REFUSED;
+
+        /** The label value: {@code loop_queue_full}, … */
         public String label() {
             return name().toLowerCase(java.util.Locale.ROOT);
         }
@@ -49,6 +89,20 @@ public interface ServerObserver extends ChannelObserver {
 
     /** A 503 went (or goes) to a client, for {@code reason}. */
     default void onRejected(Rejection reason) {
+    }
+
+    /** A timeout ended a wait on a client, for {@code reason}: answered 408, or closed where nothing can be answered. */
+    default void onTimeout(Timeout reason) {
+    }
+
+    /** A connection closed before the whole of a response could be sent, for {@code reason}. */
+    default void onDropped(Drop reason) {
+    }
+
+    /** The channel's write-stall bound closed a connection. */
+    @Override
+    default void onWriteStalled() {
+        onTimeout(Timeout.WRITE_STALLED);
     }
 
     /** What hears the server's WebSocket sessions; asked once, as the server starts. */

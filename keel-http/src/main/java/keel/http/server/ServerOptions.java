@@ -70,17 +70,28 @@ public record ServerOptions(String host, int port, Transport transport, Executio
     }
 
     /**
-     * @param headRead    from a request's first byte to the end of its head (408)
-     * @param idle        a keep-alive connection with no request in progress, or a stalled body or write
-     * @param lingerDrain how long a closing connection drains unread input before it closes
-     * @param grace       how long {@link HttpServer#stop} lets in-flight requests finish
+     * @param headRead       from a request's first byte to the end of its head (408): a total, so a head
+     *                       trickled in byte by byte is bounded too
+     * @param idle           a keep-alive connection with no request in progress, or a body that stalls (408)
+     * @param writeStall     queued response bytes that make no progress this long (a client that stopped
+     *                       reading): the connection closes
+     * @param bodyMinRate    the least a request body may average, in bytes per second, or the client gets
+     *                       a 408; 0 turns it off
+     * @param bodyRateWindow the credit a body starts with, and the most it may save by sending faster: a
+     *                       body that falls this far behind {@code bodyMinRate} is too slow
+     * @param lingerDrain    how long a closing connection drains unread input before it closes
+     * @param grace          how long {@link HttpServer#stop} lets in-flight requests finish
      * @param handlerDeadline how long a handler may take to produce its response before the client
-     *                    gets 503 (routes may set their own); {@link Duration#ZERO}: none
+     *                       gets 503 (routes may set their own); {@link Duration#ZERO}: none
      */
-    public record Timeouts(Duration headRead, Duration idle, Duration lingerDrain, Duration grace, Duration handlerDeadline) {
+    public record Timeouts(Duration headRead, Duration idle, Duration writeStall, int bodyMinRate, Duration bodyRateWindow,
+                           Duration lingerDrain, Duration grace, Duration handlerDeadline) {
         public Timeouts {
             positive("head-read", headRead);
             positive("idle", idle);
+            positive("write-stall", writeStall);
+            if (bodyMinRate < 0 || bodyMinRate > 1 << 30) throw new IllegalArgumentException("timeouts.body-min-rate must be in 0..1073741824 bytes/s");
+            positive("body-rate-window", bodyRateWindow);
             positive("linger-drain", lingerDrain);
             Objects.requireNonNull(grace, "grace");
             Objects.requireNonNull(handlerDeadline, "handler-deadline");
@@ -97,11 +108,14 @@ public record ServerOptions(String host, int port, Transport transport, Executio
      * @param virtualThreadLimit requests running on virtual threads at once (503 past it)
      * @param blockingThreads   platform threads of the blocking transport (one per connection)
      * @param blockingQueue     accepted connections waiting for a blocking thread (503 past it)
+     * @param loopTaskQueue     tasks each event loop may hold: answers on their way back from other
+     *                          threads (each request in flight reserves its place; 503 past it) and new connections
      */
     public record Pools(int loops, Duration loopTurnBudget, int workerThreads, int workerQueue, int virtualThreadLimit,
-                        int blockingThreads, int blockingQueue) {
+                        int blockingThreads, int blockingQueue, int loopTaskQueue) {
         public Pools {
             positive("loops", loops);
+            positive("server.loop-task-queue", loopTaskQueue);
             if (loopTurnBudget.compareTo(Duration.ofNanos(1_000)) < 0 || loopTurnBudget.compareTo(Duration.ofSeconds(1)) > 0) {
                 throw new IllegalArgumentException("server.loop-turn-budget must be in 1µs..1s");
             }
@@ -291,6 +305,9 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.maxBodySize = limits.maxBodySize();
         b.headReadTimeout = timeouts.headRead();
         b.idleTimeout = timeouts.idle();
+        b.writeStallTimeout = timeouts.writeStall();
+        b.bodyMinRate = timeouts.bodyMinRate();
+        b.bodyRateWindow = timeouts.bodyRateWindow();
         b.lingerDrain = timeouts.lingerDrain();
         b.grace = timeouts.grace();
         b.handlerDeadline = timeouts.handlerDeadline();
@@ -301,6 +318,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.virtualThreadLimit = pools.virtualThreadLimit();
         b.blockingThreads = pools.blockingThreads();
         b.blockingQueue = pools.blockingQueue();
+        b.loopTaskQueue = pools.loopTaskQueue();
         b.highWaterMark = waterMarks.high();
         b.lowWaterMark = waterMarks.low();
         b.guardEnabled = guard.enabled();
@@ -351,6 +369,9 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         private long maxBodySize = 10L * 1024 * 1024;
         private Duration headReadTimeout = Duration.ofSeconds(10);
         private Duration idleTimeout = Duration.ofSeconds(60);
+        private Duration writeStallTimeout = Duration.ofSeconds(30);
+        private int bodyMinRate = 240;
+        private Duration bodyRateWindow = Duration.ofSeconds(10);
         private Duration lingerDrain = Duration.ofSeconds(2);
         private Duration grace = Duration.ofSeconds(30);
         /** As long as the idle timeout, and the 60 s after which common proxies give up on a response anyway. */
@@ -362,6 +383,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         private int virtualThreadLimit = 10_000;
         private int blockingThreads = 150;
         private int blockingQueue = 1000;
+        private int loopTaskQueue = 65_536;
         private int highWaterMark = 64 * 1024;
         private int lowWaterMark = 32 * 1024;
         private boolean guardEnabled = true;
@@ -411,6 +433,9 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder maxBodySize(long maxBodySize) { this.maxBodySize = maxBodySize; return this; }
         public Builder headReadTimeout(Duration headReadTimeout) { this.headReadTimeout = headReadTimeout; return this; }
         public Builder idleTimeout(Duration idleTimeout) { this.idleTimeout = idleTimeout; return this; }
+        public Builder writeStallTimeout(Duration writeStallTimeout) { this.writeStallTimeout = writeStallTimeout; return this; }
+        public Builder bodyMinRate(int bodyMinRate) { this.bodyMinRate = bodyMinRate; return this; }
+        public Builder bodyRateWindow(Duration bodyRateWindow) { this.bodyRateWindow = bodyRateWindow; return this; }
         public Builder lingerDrain(Duration lingerDrain) { this.lingerDrain = lingerDrain; return this; }
         public Builder grace(Duration grace) { this.grace = grace; return this; }
         public Builder handlerDeadline(Duration handlerDeadline) { this.handlerDeadline = handlerDeadline; return this; }
@@ -421,6 +446,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder virtualThreadLimit(int virtualThreadLimit) { this.virtualThreadLimit = virtualThreadLimit; return this; }
         public Builder blockingThreads(int blockingThreads) { this.blockingThreads = blockingThreads; return this; }
         public Builder blockingQueue(int blockingQueue) { this.blockingQueue = blockingQueue; return this; }
+        public Builder loopTaskQueue(int loopTaskQueue) { this.loopTaskQueue = loopTaskQueue; return this; }
         public Builder highWaterMark(int highWaterMark) { this.highWaterMark = highWaterMark; return this; }
         public Builder lowWaterMark(int lowWaterMark) { this.lowWaterMark = lowWaterMark; return this; }
         public Builder guardEnabled(boolean guardEnabled) { this.guardEnabled = guardEnabled; return this; }
@@ -463,8 +489,8 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public ServerOptions build() {
             return new ServerOptions(host, port, transport, execution, threads,
                     new Limits(backlog, maxConnections, maxHeadSize, maxHeaderCount, maxBodySize),
-                    new Timeouts(headReadTimeout, idleTimeout, lingerDrain, grace, handlerDeadline),
-                    new Pools(loops, loopTurnBudget, workerThreads, workerQueue, virtualThreadLimit, blockingThreads, blockingQueue),
+                    new Timeouts(headReadTimeout, idleTimeout, writeStallTimeout, bodyMinRate, bodyRateWindow, lingerDrain, grace, handlerDeadline),
+                    new Pools(loops, loopTurnBudget, workerThreads, workerQueue, virtualThreadLimit, blockingThreads, blockingQueue, loopTaskQueue),
                     new WaterMarks(highWaterMark, lowWaterMark),
                     new Guard(guardEnabled, lagProbeInterval, blockedThreshold, onBlocked),
                     new WsOptions(wsMaxFrameSize, wsMaxMessageSize, wsMaxQueuedOutput, wsCloseTimeout, wsIdleTimeout, wsPingInterval,

@@ -16,9 +16,12 @@ enum Wait {
     IDLE,
     /** The rest of a head that started: the head-read timeout from its first byte; on expiry a 408. */
     HEAD,
-    /** A request body: the idle timeout, restarted by every read that makes progress; on expiry a 408. */
+    /**
+     * A request body: the idle timeout, restarted by every read that makes progress, and the body's
+     * minimum data rate ({@link BodyRate}), whichever ends first; on expiry a 408.
+     */
     BODY,
-    /** The client to take queued output: the idle timeout, restarted by progress; on expiry the connection closes. */
+    /** The client to take queued output: the write-stall timeout, restarted by progress; on expiry the connection closes. */
     WRITE,
     /** The client's FIN during a lingering close: the drain time; on expiry the connection closes. */
     LINGER;
@@ -38,13 +41,28 @@ enum Wait {
         return switch (this) {
             case NONE -> throw new IllegalStateException("no deadline without a wait");
             case HANDLER -> throw new IllegalStateException("a handler's deadline is its route's");
-            case IDLE, BODY, WRITE -> timeouts.idle().toNanos();
+            case IDLE, BODY -> timeouts.idle().toNanos();
+            case WRITE -> timeouts.writeStall().toNanos();
             case HEAD -> timeouts.headRead().toNanos();
             case LINGER -> timeouts.lingerDrain().toNanos();
         };
     }
 
-    /** The 408 that answers an expired wait for a head or a body; the other waits end without a response. */
+    /** What an expired wait is counted as ({@link ServerObserver#onTimeout}); a body too slow for its rate is {@code BODY_TOO_SLOW}. */
+    ServerObserver.Timeout timeout() {
+        return switch (this) {
+            case IDLE -> ServerObserver.Timeout.IDLE;
+            case HEAD -> ServerObserver.Timeout.HEAD_READ;
+            case BODY -> ServerObserver.Timeout.BODY_STALLED;
+            case WRITE -> ServerObserver.Timeout.WRITE_STALLED;
+            case NONE, HANDLER, LINGER -> throw new IllegalStateException("an expired " + this + " wait is no timeout of a client");
+        };
+    }
+
+    /**
+     * The 408 that answers an expired wait for a head or a stalled body (a body too slow for its rate is
+     * {@link BodyRate#tooSlow}); the other waits end without a response.
+     */
     Response onExpiry(ServerOptions.Timeouts timeouts) {
         return switch (this) {
             case HEAD -> Responses.error(408, "request head not received within " + timeouts.headRead().toMillis() + " ms");

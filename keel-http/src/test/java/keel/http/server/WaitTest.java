@@ -16,7 +16,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class WaitTest {
     private static final ServerOptions.Timeouts TIMEOUTS = new ServerOptions.Timeouts(
-            Duration.ofMillis(300), Duration.ofSeconds(60), Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(60));
+            Duration.ofMillis(300), Duration.ofSeconds(60), Duration.ofSeconds(20), 240, Duration.ofSeconds(10),
+            Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(60));
 
     /** The wait of a connection that has read {@code input}: the buffer keeps what the parser did not consume. */
     private static Wait waitAfter(String input) {
@@ -52,7 +53,7 @@ class WaitTest {
         assertThat(Wait.IDLE.timeoutNanos(TIMEOUTS)).isEqualTo(Duration.ofSeconds(60).toNanos());
         assertThat(Wait.HEAD.timeoutNanos(TIMEOUTS)).isEqualTo(Duration.ofMillis(300).toNanos());
         assertThat(Wait.BODY.timeoutNanos(TIMEOUTS)).isEqualTo(Duration.ofSeconds(60).toNanos());
-        assertThat(Wait.WRITE.timeoutNanos(TIMEOUTS)).isEqualTo(Duration.ofSeconds(60).toNanos());
+        assertThat(Wait.WRITE.timeoutNanos(TIMEOUTS)).as("the write-stall timeout").isEqualTo(Duration.ofSeconds(20).toNanos());
         assertThat(Wait.LINGER.timeoutNanos(TIMEOUTS)).isEqualTo(Duration.ofSeconds(2).toNanos());
         assertThatThrownBy(() -> Wait.NONE.timeoutNanos(TIMEOUTS)).isInstanceOf(IllegalStateException.class);
     }
