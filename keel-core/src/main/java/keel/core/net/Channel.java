@@ -623,8 +623,10 @@ public final class Channel implements IoHandler {
             }
             pending = pendingOutput(); // close_notify waits for the socket: bounded like any write
         }
-        if (pending > 0 && lastWriteProgress == NONE) {
-            lastWriteProgress = loop.nanoTime(); // output starts waiting now
+        if (pending > 0) {
+            if (lastWriteProgress == NONE) lastWriteProgress = loop.nanoTime(); // output starts waiting now
+            // Armed whether or not this write moved bytes: a first write that only filled the socket's
+            // buffer made progress, and the stall is counted from it.
             armTimer(effectiveDeadline());
         }
         updateInterest();

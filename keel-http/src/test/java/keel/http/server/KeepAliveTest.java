@@ -236,11 +236,11 @@ class KeepAliveTest {
         }
     }
 
-    /** A client that stops reading a response stalls the write; past the idle timeout the server gives up. */
+    /** A client that stops reading a response stalls the write; past the write-stall timeout the server gives up. */
     @ParameterizedTest
     @EnumSource(Wire.class)
-    void closesConnectionWhoseClientStopsReadingTheResponseAfterIdleTimeout(Wire wire) throws Exception {
-        try (TestServer server = TestServer.start(wire, router(), b -> b.idleTimeout(Duration.ofMillis(300))
+    void closesConnectionWhoseClientStopsReadingTheResponseAfterWriteStallTimeout(Wire wire) throws Exception {
+        try (TestServer server = TestServer.start(wire, router(), b -> b.writeStallTimeout(Duration.ofMillis(300))
                 .lingerDrain(Duration.ofMillis(100)));
              RawClient client = server.raw()) {
             client.send(RawClient.get("/huge")); // 32 MiB that the client never reads: far more than the socket buffers hold
