@@ -92,6 +92,10 @@ final class BlockingConnection {
             exchangeUntilClosed();
         } catch (IOException e) {
             LOG.debug("connection_failed", "id", id, "cause", e);
+        } catch (RuntimeException e) {
+            // The dispatcher always answers: what throws here is a response the writer refuses.
+            context.observer().onDropped(ServerObserver.Drop.RESPONSE_FAILED);
+            LOG.warn("response_failed", e, "id", id);
         } finally {
             closeQuietly();
             onClosed.accept(this);

@@ -30,11 +30,7 @@ class LoopQueueFullTest {
     void aRequestPastTheLoopsTaskQueueIsAnswered503AndTheOnesInFlightGetTheirAnswers(Wire wire) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger running = new AtomicInteger();
-        Router router = new Router().get("/hold", request -> {
-            running.incrementAndGet();
-            release.await(5, TimeUnit.SECONDS);
-            return Response.ok("held");
-        });
+        Router router = holding(release, running);
         ReasonCounter reasons = new ReasonCounter();
         List<RawClient> clients = new ArrayList<>();
         try (TestServer server = TestServer.start(wire, router, reasons, b -> b.loops(1).loopTaskQueue(QUEUE).execution(Execution.VIRTUAL_THREAD))) {
@@ -76,11 +72,7 @@ class LoopQueueFullTest {
     void aConnectionNoLoopCanTakeIsClosedAndCounted(Wire wire) throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         AtomicInteger running = new AtomicInteger();
-        Router router = new Router().get("/hold", request -> {
-            running.incrementAndGet();
-            release.await(5, TimeUnit.SECONDS);
-            return Response.ok("held");
-        });
+        Router router = holding(release, running);
         ReasonCounter reasons = new ReasonCounter();
         List<RawClient> clients = new ArrayList<>();
         try (TestServer server = TestServer.start(wire, router, reasons, b -> b.loops(1).loopTaskQueue(QUEUE))) {
@@ -105,6 +97,15 @@ class LoopQueueFullTest {
                 clients.forEach(RawClient::close);
             }
         }
+    }
+
+    /** GET /hold: counts itself running, then waits for {@code release}. */
+    private static Router holding(CountDownLatch release, AtomicInteger running) {
+        return new Router().get("/hold", request -> {
+            running.incrementAndGet();
+            release.await(5, TimeUnit.SECONDS);
+            return Response.ok("held");
+        });
     }
 
     /** True at the end of the stream or a reset: nothing came before it. */
