@@ -6,6 +6,7 @@ import keel.amqp.gateway.Gateway;
 import keel.amqp.gateway.GatewayMetrics;
 import keel.amqp.ingest.Ingest;
 import keel.amqp.ingest.IngestMetrics;
+import keel.core.startup.StartupTimeline;
 import keel.http.client.ClientOptions;
 import keel.http.client.HttpClient;
 import keel.http.router.Router;
@@ -44,9 +45,14 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
      */
     public static LabApp start(ServerOptions options, LabSettings lab, AmqpOptions amqp) throws IOException, InterruptedException {
         KeelMetrics metrics = new KeelMetrics();
+        StartupTimeline.mark("metrics registry");
         // Calls made on a server loop run on that loop; the client's own loop serves calls from other threads.
         HttpClient client = HttpClient.create(ClientOptions.builder().loops(1).observer(metrics.client()).build());
-        if (options.warmup() && !lab.upstreamUrl().isEmpty()) client.warmup(URI.create(lab.upstreamUrl() + "/"));
+        StartupTimeline.mark("HTTP client");
+        if (options.warmup() && !lab.upstreamUrl().isEmpty()) {
+            client.warmup(URI.create(lab.upstreamUrl() + "/"));
+            StartupTimeline.mark("HTTP client warm-up");
+        }
         AtomicReference<HttpServer> running = new AtomicReference<>();
         Router router = BenchmarkRoutes.register(new Router());
         WsRoutes.register(router);
@@ -55,6 +61,7 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
                 ? "http://127.0.0.1:" + running.get().port() : lab.upstreamUrl()));
         AdminRoutes.register(router, running::get);
         metrics.register(router);
+        StartupTimeline.mark("routes (JSON writer prepared)");
         List<AutoCloseable> services = amqp == null ? List.of() : startServices(router, amqp, metrics);
         HttpServer server;
         try {
@@ -72,7 +79,9 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
     private static List<AutoCloseable> startServices(Router router, AmqpOptions amqp, KeelMetrics metrics) {
         Gateway gateway = Gateway.start(amqp, new GatewayMetrics(metrics.registry()));
         gateway.register(router);
+        StartupTimeline.mark("gateway (broker connecting in the background)");
         Ingest ingest = amqp.ingest().enabled() ? Ingest.start(amqp, new IngestMetrics(metrics.registry())) : null;
+        if (ingest != null) StartupTimeline.mark("ingest (broker and database connecting in the background)");
         HealthRoute.register(router, ingest == null ? List.of(gateway.broker()) : List.of(gateway.broker(), ingest));
         return ingest == null ? List.of(gateway) : List.of(ingest, gateway);
     }

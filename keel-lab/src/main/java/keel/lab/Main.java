@@ -6,6 +6,7 @@ import keel.amqp.ingest.EventLoad;
 import keel.core.log.Json;
 import keel.core.log.Log;
 import keel.core.log.LogFormat;
+import keel.core.startup.StartupTimeline;
 import keel.http.server.ConfigKeys;
 import keel.http.server.ServerOptions;
 import keel.lab.scenario.LabCommand;
@@ -19,6 +20,10 @@ import java.util.List;
 
 /** The {@code bin/keel} commands. */
 public final class Main {
+    private static final Log LOG = Log.of(Main.class);
+    /** {@code serve}'s flag without a value: print where the start's time went once the port is open. */
+    private static final String STARTUP_REPORT = "--startup-report";
+
     private Main() {
     }
 
@@ -30,9 +35,12 @@ public final class Main {
         String command = args.isEmpty() ? "--help" : args.getFirst();
         switch (command) {
             case "serve" -> {
+                StartupTimeline.begin();
+                List<String> flags = new ArrayList<>(args.subList(1, args.size()));
+                boolean startupReport = flags.remove(STARTUP_REPORT);
                 Config config;
                 try {
-                    config = config(args.subList(1, args.size()));
+                    config = config(flags);
                 } catch (ConfigKeys.ConfigException e) {
                     err.println("keel: " + e.getMessage());
                     return 2;
@@ -41,8 +49,9 @@ public final class Main {
                     out.print(help());
                     return 0;
                 }
+                StartupTimeline.mark("configuration");
                 try {
-                    serve(config, out);
+                    serve(config, startupReport, out);
                 } catch (ConfigKeys.ConfigException e) { // a configured route that matches none of the app's
                     err.println("keel: " + e.getMessage());
                     return 2;
@@ -140,9 +149,12 @@ public final class Main {
         return flags.get(i + 1);
     }
 
-    private static void serve(Config config, PrintStream out) throws IOException, InterruptedException {
+    private static void serve(Config config, boolean startupReport, PrintStream out) throws IOException, InterruptedException {
         Log.useFormat(config.server().logging().format()); // before anything logs, the warm-up included
         LabApp app = LabApp.start(config.server(), config.lab(), config.amqp());
+        StartupTimeline.end();
+        LOG.debug("startup", "phases", StartupTimeline.summary());
+        if (startupReport) say(out, "startup", StartupTimeline.report().stripTrailing());
         ServerOptions options = app.server().options();
         stopGracefullyOnSignals(app, out);
         say(out, "serving", String.format("keel %s serving on %s://%s:%d (transport=%s, execution=%s, threads=%s, loops=%d, warmup=%s, "
@@ -189,6 +201,7 @@ public final class Main {
 
                 Usage:
                   bin/keel serve [--config keel.yaml] [flags]      serve the lab app (benchmark routes, gateway)
+                  bin/keel serve --startup-report [flags]         ...and print where the start's time went, phase by phase
                   bin/keel publish-events --count N [--first F] [--prefix P] [flags]
                                                                   publish N device events to the ingest queue
                   bin/keel services up|down|status                start, stop or show RabbitMQ and PostgreSQL

@@ -2,6 +2,7 @@ package keel.http.server;
 
 import keel.core.guard.LagProbe;
 import keel.core.loop.EventLoop;
+import keel.core.startup.StartupTimeline;
 import keel.http.client.ClientOptions;
 import keel.http.client.HttpClient;
 import keel.http.router.Route;
@@ -62,11 +63,17 @@ public final class HttpServer implements AutoCloseable {
     private final AccessLog accessLog;
     private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
 
-    private HttpServer(ServerOptions options, Router router, ServerObserver observer, OutputStream accessLogSink) throws IOException {
+    /**
+     * {@code timed}: the server's phases go on the {@link StartupTimeline} (the application's server,
+     * not the warm-up's throwaway one nor a test's).
+     */
+    private HttpServer(ServerOptions options, Router router, ServerObserver observer, OutputStream accessLogSink, boolean timed)
+            throws IOException {
         // The key material and the access log's file first: one that cannot be used stops the start before anything runs.
         keel.core.tls.Tls tls = ServerTls.create(options.tls());
         this.accessLog = accessLogSink == null ? AccessLog.open(options.logging()) : AccessLog.to(accessLogSink, options.logging());
         this.options = options;
+        if (timed) StartupTimeline.mark("server: TLS keys and access log");
         try {
             RouteTable routes = freeze(router, options); // a configured route that matches nothing stops the start before the warm-up
             if (options.warmup()) {
@@ -74,6 +81,7 @@ public final class HttpServer implements AutoCloseable {
                 observer.warmup();
             }
             this.dispatcher = new Dispatcher(options, routes, observer);
+            if (timed) StartupTimeline.mark("server: routes and executions");
         } catch (IOException | RuntimeException e) {
             if (accessLog != null) accessLog.close();
             throw e;
@@ -86,7 +94,9 @@ public final class HttpServer implements AutoCloseable {
             };
             // The observer (metrics) is ready before the port opens, so the first request pays for nothing.
             observer.onStart(this);
+            if (timed) StartupTimeline.mark("server: " + options.transport().word() + " transport" + (options.warmup() ? ", buffers filled" : ""));
             transport.open();
+            if (timed) StartupTimeline.mark("port open");
         } catch (IOException | RuntimeException e) {
             dispatcher.close();
             if (accessLog != null) accessLog.close();
@@ -110,7 +120,7 @@ public final class HttpServer implements AutoCloseable {
 
     /** Binds and starts serving, reporting to {@code observer} (metrics). */
     public static HttpServer start(ServerOptions options, Router router, ServerObserver observer) throws IOException {
-        return new HttpServer(options, router, observer, null);
+        return new HttpServer(options, router, observer, null, true);
     }
 
     /**
@@ -119,7 +129,7 @@ public final class HttpServer implements AutoCloseable {
      * of standard output or {@code log.access-file}; the server never closes it.
      */
     static HttpServer start(ServerOptions options, Router router, ServerObserver observer, OutputStream accessLogSink) throws IOException {
-        return new HttpServer(options, router, observer, java.util.Objects.requireNonNull(accessLogSink, "accessLogSink"));
+        return new HttpServer(options, router, observer, java.util.Objects.requireNonNull(accessLogSink, "accessLogSink"), false);
     }
 
     /**
@@ -135,6 +145,7 @@ public final class HttpServer implements AutoCloseable {
         // Over TLS the warm-up client trusts the server's own certificate, on 127.0.0.1 whatever names it holds.
         if (options.tls().enabled()) clientOptions.sslContext(ServerTls.trustingOwnCertificate(options.tls())).verifyHostname(false);
         try (HttpClient client = HttpClient.create(clientOptions.build())) {
+            StartupTimeline.mark("warm-up: resolver and client");
             return Warmup.run(options, client, Warmup.DEFAULT_REQUESTS, Warmup.DEFAULT_BUDGET);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

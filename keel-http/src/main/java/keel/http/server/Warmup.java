@@ -1,5 +1,6 @@
 package keel.http.server;
 
+import keel.core.startup.StartupTimeline;
 import keel.http.Response;
 import keel.http.client.ClientRequest;
 import keel.http.client.HttpClient;
@@ -74,6 +75,7 @@ public final class Warmup {
         // access log, when on, formats its lines as usual and writes them nowhere.
         HttpServer server = HttpServer.start(options, routes(), new ServerObserver() {
         }, OutputStream.nullOutputStream());
+        StartupTimeline.mark("warm-up: throwaway server");
         try {
             List<ClientRequest> mix = mix((tls == null ? "http" : "https") + "://127.0.0.1:" + server.port());
             Semaphore window = new Semaphore(IN_FLIGHT);
@@ -90,13 +92,17 @@ public final class Warmup {
             if (!window.tryAcquire(IN_FLIGHT, Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                 failed.addAndGet(IN_FLIGHT - window.availablePermits()); // still unanswered when the budget ran out
             }
+            StartupTimeline.mark("warm-up: " + answered.get() + " requests, " + IN_FLIGHT + " in flight");
             Closing closing = connectionPerRequest(server.port(), tls, CONNECTION_PER_REQUEST, deadline);
+            StartupTimeline.mark("warm-up: " + closing.sent() + " connections of one request");
             ran |= failed.get() == 0 && answered.get() > 0;
             return new Report(answered.get() + closing.answered(), failed.get() + closing.sent() - closing.answered(),
                     Duration.ofNanos(System.nanoTime() - start));
         } finally {
             server.stop(Duration.ofSeconds(1));
+            StartupTimeline.mark("warm-up: throwaway server stopped");
             settle();
+            StartupTimeline.mark("warm-up: settle (JIT queue, GC)");
         }
     }
 

@@ -1,0 +1,111 @@
+package keel.core.startup;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.RuntimeMXBean;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Where this process's start went, phase by phase: the launcher, the JVM up to {@code main}, then
+ * each phase the application and the server {@link #mark} as they finish, up to the open port.
+ * A start is the whole JVM's, so the timeline is one per JVM: it records between {@link #begin} (the
+ * application's first line) and {@link #end} (the port is open), at most {@value #MAX_PHASES}
+ * phases; marks outside that window (a warm-up run by a test, a server started later) are ignored.
+ *
+ * <p>Thread contract: any thread may mark; a phase's time runs from the previous mark, whichever
+ * thread made it, so phases are meant to be marked by the thread that starts the application.
+ */
+public final class StartupTimeline {
+    /** Enough for every phase of {@code bin/keel serve} several times over; later marks are dropped. */
+    public static final int MAX_PHASES = 64;
+
+    /**
+     * One phase: its name, how long it took, and when it ended, counted from the JVM's start.
+     * The launcher's phase (before the JVM started) ends at zero.
+     */
+    public record Phase(String name, Duration took, Duration endedAt) {
+    }
+
+    private static final List<Phase> phases = new ArrayList<>();
+    /** {@link System#nanoTime} at the JVM's start (estimated from its uptime); 0 before {@link #begin}. */
+    private static long jvmStartNanos;
+    private static long lastMarkNanos;
+    private static boolean recording;
+
+    private StartupTimeline() {
+    }
+
+    /**
+     * Starts the timeline, from {@code main}'s first line: records the launcher's time (from the
+     * process's start, when the launcher exec'd the JVM in the same process, to the JVM's) and the
+     * JVM's, from its start to now. Later calls do nothing.
+     */
+    public static synchronized void begin() {
+        if (jvmStartNanos != 0) return;
+        long now = System.nanoTime();
+        RuntimeMXBean runtime = ManagementFactory.getRuntimeMXBean();
+        long uptimeMillis = runtime.getUptime();
+        jvmStartNanos = now - Duration.ofMillis(uptimeMillis).toNanos();
+        lastMarkNanos = now;
+        recording = true;
+        // The process may be older than the JVM: a launcher script that exec'd java keeps its PID.
+        long launcherMillis = ProcessHandle.current().info().startInstant()
+                .map(processStart -> Duration.between(processStart, Instant.ofEpochMilli(runtime.getStartTime())).toMillis())
+                .orElse(0L);
+        phases.add(new Phase("launcher (before the JVM)", Duration.ofMillis(Math.max(0, launcherMillis)), Duration.ZERO));
+        phases.add(new Phase("JVM start to main", Duration.ofMillis(uptimeMillis), Duration.ofNanos(now - jvmStartNanos)));
+    }
+
+    /** Records that {@code phase} ended now; it began at the previous mark. Ignored outside {@link #begin}..{@link #end}. */
+    public static synchronized void mark(String phase) {
+        if (!recording || phases.size() >= MAX_PHASES) return;
+        long now = System.nanoTime();
+        phases.add(new Phase(phase, Duration.ofNanos(now - lastMarkNanos), Duration.ofNanos(now - jvmStartNanos)));
+        lastMarkNanos = now;
+    }
+
+    /** Stops recording: the start is over. */
+    public static synchronized void end() {
+        recording = false;
+    }
+
+    /** True between {@link #begin} and {@link #end}: a mark now is recorded. */
+    public static synchronized boolean isRecording() {
+        return recording;
+    }
+
+    /** The phases recorded so far, in order. */
+    public static synchronized List<Phase> phases() {
+        return List.copyOf(phases);
+    }
+
+    /** The phases as a table for people: each phase's time and when it ended, from the JVM's start. */
+    public static String report() {
+        List<Phase> recorded = phases();
+        StringBuilder text = new StringBuilder("startup timeline (ms; 'at' counts from the JVM's start):\n");
+        text.append(String.format("  %8s %8s  %s%n", "took", "at", "phase"));
+        for (Phase phase : recorded) {
+            text.append(String.format("  %8.1f %8.1f  %s%n", millis(phase.took()), millis(phase.endedAt()), phase.name()));
+        }
+        Duration launcher = recorded.isEmpty() ? Duration.ZERO : recorded.getFirst().took();
+        Duration last = recorded.isEmpty() ? Duration.ZERO : recorded.getLast().endedAt();
+        text.append(String.format("  %8.1f %8s  total, from the launch%n", millis(launcher.plus(last)), ""));
+        return text.toString();
+    }
+
+    /** The phases on one line, {@code name=ms} pairs, for a log. */
+    public static String summary() {
+        StringBuilder line = new StringBuilder();
+        for (Phase phase : phases()) {
+            if (!line.isEmpty()) line.append(", ");
+            line.append(phase.name()).append('=').append(String.format("%.1f", millis(phase.took())));
+        }
+        return line.toString();
+    }
+
+    private static double millis(Duration duration) {
+        return duration.toNanos() / 1e6;
+    }
+}
