@@ -33,9 +33,10 @@ public final class Main {
 
     static int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
         String command = args.isEmpty() ? "--help" : args.getFirst();
+        if (command.equals("serve") || command.equals("aot-training")) StartupTimeline.begin();
+        if (command.equals("serve") || command.equals("lab")) AotCache.reportUnusable(err);
         switch (command) {
-            case "serve" -> {
-                StartupTimeline.begin();
+            case "serve", "aot-training" -> {
                 List<String> flags = new ArrayList<>(args.subList(1, args.size()));
                 boolean startupReport = flags.remove(STARTUP_REPORT);
                 Config config;
@@ -50,6 +51,7 @@ public final class Main {
                     return 0;
                 }
                 StartupTimeline.mark("configuration");
+                if (command.equals("aot-training")) return AotTraining.run(config, out);
                 try {
                     serve(config, startupReport, out);
                 } catch (ConfigKeys.ConfigException e) { // a configured route that matches none of the app's

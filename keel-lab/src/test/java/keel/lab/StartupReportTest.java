@@ -40,6 +40,7 @@ class StartupReportTest {
         assertThat(phases).satisfiesExactly(
                 name -> assertThat(name).isEqualTo("launcher (before the JVM)"),
                 name -> assertThat(name).isEqualTo("JVM start to main"),
+                name -> assertThat(name).startsWith("reading the JVM's start"),
                 name -> assertThat(name).isEqualTo("configuration"),
                 name -> assertThat(name).isEqualTo("metrics registry"),
                 name -> assertThat(name).isEqualTo("HTTP client"),

@@ -1,11 +1,14 @@
 package keel.core.startup;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.RuntimeMXBean;
 import java.time.Duration;
-import java.time.Instant;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * Where this process's start went, phase by phase: the launcher, the JVM up to {@code main}, then
@@ -20,6 +23,8 @@ import java.util.List;
 public final class StartupTimeline {
     /** Enough for every phase of {@code bin/keel serve} several times over; later marks are dropped. */
     public static final int MAX_PHASES = 64;
+    /** Linux's USER_HZ, the unit of {@code /proc/self/stat}'s start time, on every architecture the JDK runs on. */
+    private static final long TICKS_PER_SECOND = 100;
 
     /**
      * One phase: its name, how long it took, and when it ended, counted from the JVM's start.
@@ -38,24 +43,43 @@ public final class StartupTimeline {
     }
 
     /**
-     * Starts the timeline, from {@code main}'s first line: records the launcher's time (from the
-     * process's start, when the launcher exec'd the JVM in the same process, to the JVM's) and the
-     * JVM's, from its start to now. Later calls do nothing.
+     * Starts the timeline, from {@code main}'s first lines: records the launcher's time (from the
+     * process's start, when a launcher script exec'd the JVM in its own process, to the JVM's), the
+     * JVM's from its start to now, and what reading the JVM's start time cost (the management
+     * classes). Later calls do nothing.
      */
     public static synchronized void begin() {
         if (jvmStartNanos != 0) return;
-        long now = System.nanoTime();
+        long entered = System.nanoTime();
         RuntimeMXBean runtime = ManagementFactory.getRuntimeMXBean();
         long uptimeMillis = runtime.getUptime();
+        long now = System.nanoTime();
         jvmStartNanos = now - Duration.ofMillis(uptimeMillis).toNanos();
         lastMarkNanos = now;
         recording = true;
-        // The process may be older than the JVM: a launcher script that exec'd java keeps its PID.
-        long launcherMillis = ProcessHandle.current().info().startInstant()
-                .map(processStart -> Duration.between(processStart, Instant.ofEpochMilli(runtime.getStartTime())).toMillis())
-                .orElse(0L);
+        long launcherMillis = processAgeMillis().orElse(uptimeMillis) - uptimeMillis;
         phases.add(new Phase("launcher (before the JVM)", Duration.ofMillis(Math.max(0, launcherMillis)), Duration.ZERO));
-        phases.add(new Phase("JVM start to main", Duration.ofMillis(uptimeMillis), Duration.ofNanos(now - jvmStartNanos)));
+        Duration toMain = Duration.ofNanos(Math.max(0, entered - jvmStartNanos));
+        phases.add(new Phase("JVM start to main", toMain, toMain));
+        phases.add(new Phase("reading the JVM's start (management classes)", Duration.ofNanos(now - entered), Duration.ofNanos(now - jvmStartNanos)));
+    }
+
+    /**
+     * How long ago this process started, from Linux's {@code /proc} (clock ticks of 10 ms; the
+     * JDK's {@code ProcessHandle.Info.startInstant} is only as precise as the boot time's second).
+     * Empty elsewhere.
+     */
+    private static OptionalLong processAgeMillis() {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            // Fields after the command's closing parenthesis start at field 3; starttime is field 22.
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            long startTicks = Long.parseLong(fields[22 - 3]);
+            double uptimeSeconds = Double.parseDouble(Files.readString(Path.of("/proc/uptime")).split(" ")[0]);
+            return OptionalLong.of(Math.round(uptimeSeconds * 1000) - startTicks * 1000 / TICKS_PER_SECOND);
+        } catch (IOException | RuntimeException e) {
+            return OptionalLong.empty();
+        }
     }
 
     /** Records that {@code phase} ended now; it began at the previous mark. Ignored outside {@link #begin}..{@link #end}. */
