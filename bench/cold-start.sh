@@ -2,14 +2,21 @@
 # bench/cold-start.sh: what warm-up buys a fresh JVM, for the server and for the client.
 #
 # What it measures
-#   Each repeat runs every row in a fresh JVM, warm-up on and off side by side.
-#   server   bin/keel serve --port PORT --warmup true|false on CPU SERVER_CPU.
-#            From the launch, the script polls a TCP connect until the port
-#            opens ("port"), then at once sends the first HTTP request to ROUTE
-#            on a new connection (curl on CPU CLIENT_CPU, -w %{time_total}),
-#            then CALLS more, one after the other, each on a new connection:
-#            "first" against their median. "first 200" is launch to the first
-#            request's 200 as seen by the script.
+#   Each repeat starts every server row in a fresh JVM, one after the other, on CPU SERVER_CPU:
+#     keel            bin/keel serve (its defaults: warm-up, access log, gateway; the AOT cache
+#                     that bin/keel trains and uses)
+#     keel-warmup-off the same with --warmup false
+#     keel-no-aot     the same as keel with KEEL_AOT=off (no AOT cache)
+#     microhttp       bench/microhttp-hello (microhttp's hello world)
+#     netty           bench/netty-hello (Netty 4.2 NIO hello world)
+#   From the launch, the script polls a TCP connect until the port opens ("port"), then at once
+#   sends GET ROUTE on a new connection (curl on CPU CLIENT_CPU, -w %{time_total}), then CALLS
+#   more, one after the other, each on a new connection: "first" against their median. "first
+#   200" is launch to the first request's 200 as seen by the script. Then the server's resident
+#   memory (VmRSS), and the server stops.
+#   With IDLE_CONNECTIONS > 0 (default 10000), one more start of keel and of netty each: that many
+#   keep-alive connections, each after one request, are held open by a Python client on CPU
+#   CLIENT_CPU, and the resident memory is read again.
 #   client   a fresh JVM runs keel.lab.ColdStartProbe on CPU CLIENT_CPU: a new
 #            HttpClient (HttpClient.warmup(upstream) first, or not) calls
 #              POST /upstream/refine-address   (a small address JSON)
@@ -21,34 +28,33 @@
 # How to read the table
 #   Each cell is the median over REPEATS fresh JVMs; "spread" is the min-max
 #   of first/median over those JVMs.
-#   port ms       launch to the port accepting a TCP connection (JVM start,
-#                 route set-up, and with warm-up on the server's warm-up pass)
+#   port ms       launch to the port accepting a TCP connection
 #   first 200 ms  launch to the first request's 200
 #   first ms      latency of the first request (server) or call (client)
 #   median ms     median of the CALLS that follow it
 #   p90 ms        their 90th percentile: how far this machine's noise alone
 #                 takes one request
-#   first/median  the cold-start penalty; issue 4 asks <= 3x for the server
-#                 with warm-up on (the note under the table says whether each
-#                 warm-up-on row meets it)
+#   first/median  the cold-start penalty (the target for keel: <= 3x, first 200 <= 300 ms)
+#   RSS MiB       resident memory after the CALLS (server rows)
 #   warm-up ms    how long HttpClient.warmup took (client rows)
 #   A curl's time includes its own connection set-up on loopback (~0.1 ms),
 #   the same for the first and the median, so ratios stay comparable.
 #   The first request goes out the moment the port opens, as a load balancer's
-#   would (FIRST_AFTER=ready: once the server printed "serving on" instead).
-#   The server opens its port last, when everything else is ready. One sample
-#   per JVM on a shared machine: read the spread, and the steady median's own
-#   noise, before the ratio.
+#   would (FIRST_AFTER=ready: once a Keel server printed "serving on" instead).
+#   One sample per JVM on a shared machine: read the spread, the load average
+#   in the heading, and the steady median's own noise, before the ratio.
 #
 # Usage
-#   bench/cold-start.sh                       # server + client, 3 repeats, ~2 min
-#   REPEATS=5 ROUTES=/benchmark/json bench/cold-start.sh
+#   bench/cold-start.sh                       # every server row and the client, 5 repeats, ~4 min
+#   REPEATS=3 SERVERS="keel netty" IDLE_CONNECTIONS=0 bench/cold-start.sh
 #   SIDES=client bench/cold-start.sh
 #
 # Environment (defaults in brackets)
-#   REPEATS [3]     fresh JVMs per row          CALLS [100]  requests after the first
+#   REPEATS [5]     fresh JVMs per row          CALLS [100]  requests after the first
 #   SIDES [server client]   which rows
-#   ROUTES [/benchmark/json /benchmark/hello]    server routes, each in fresh JVMs of its own
+#   SERVERS [keel keel-warmup-off keel-no-aot microhttp netty]   server rows
+#   ROUTE [/benchmark/hello]   the route every server row calls (the reference servers serve only it)
+#   IDLE_CONNECTIONS [10000]   keep-alive connections for the memory rows (0: none)
 #   FIRST_AFTER [port]  send the server's first request when the port opens
 #                   ("port") or after the "serving on" line ("ready")
 #   PORT [18110], UPSTREAM_PORT [18111], UPSTREAM_WARM_REQUESTS [300]
@@ -62,21 +68,23 @@ set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
 
-REPEATS=${REPEATS:-3} CALLS=${CALLS:-100} SIDES=${SIDES:-server client} ROUTES=${ROUTES:-/benchmark/json /benchmark/hello}
+REPEATS=${REPEATS:-5} CALLS=${CALLS:-100} SIDES=${SIDES:-server client} ROUTE=${ROUTE:-/benchmark/hello}
+SERVERS=${SERVERS:-keel keel-warmup-off keel-no-aot microhttp netty} IDLE_CONNECTIONS=${IDLE_CONNECTIONS:-10000}
 PORT=${PORT:-18110} UPSTREAM_PORT=${UPSTREAM_PORT:-18111} UPSTREAM_WARM_REQUESTS=${UPSTREAM_WARM_REQUESTS:-300}
 SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1} READY_TIMEOUT=${READY_TIMEOUT:-60}
 KEEL_BIN=${KEEL_BIN:-$ROOT/bin/keel} FIRST_AFTER=${FIRST_AFTER:-port}
-TARGET_RATIO=3  # issue 4: with warm-up, the server's first request within 3x the steady median
+TARGET_RATIO=3 TARGET_FIRST_200_MS=300  # keel's first request within 3x the steady median, its first 200 within 300 ms
 
 # shellcheck source-path=SCRIPTDIR source=lib/bench.sh
 source "$BENCH_DIR/lib/bench.sh"
-require_integers REPEATS CALLS PORT UPSTREAM_PORT UPSTREAM_WARM_REQUESTS SERVER_CPU CLIENT_CPU READY_TIMEOUT
+require_integers REPEATS CALLS IDLE_CONNECTIONS PORT UPSTREAM_PORT UPSTREAM_WARM_REQUESTS SERVER_CPU CLIENT_CPU READY_TIMEOUT
 ((REPEATS > 0 && CALLS > 0 && UPSTREAM_WARM_REQUESTS > 0)) || die "REPEATS, CALLS and UPSTREAM_WARM_REQUESTS must be > 0"
 ((PORT != UPSTREAM_PORT)) || die "PORT and UPSTREAM_PORT must differ"
 [[ -n ${SIDES// } ]] || die "SIDES is empty"
 [[ $FIRST_AFTER == port || $FIRST_AFTER == ready ]] || die "FIRST_AFTER must be port or ready, got '$FIRST_AFTER'"
 for s in $SIDES; do [[ $s == server || $s == client ]] || die "unknown side '$s' (known: server client)"; done
-for r in $ROUTES; do [[ $r == /* ]] || die "ROUTES: '$r' must start with /"; done
+[[ $ROUTE == /* ]] || die "ROUTE: '$ROUTE' must start with /"
+for n in $SERVERS; do [[ $n =~ ^(keel|keel-warmup-off|keel-no-aot|microhttp|netty)$ ]] || die "unknown server '$n' (known: keel keel-warmup-off keel-no-aot microhttp netty)"; done
 require_tools "taskset: util-linux" taskset curl awk
 require_cpus
 ((BASH_VERSINFO[0] >= 5)) || die "bash >= 5 is needed (EPOCHREALTIME)"
@@ -133,43 +141,117 @@ wait_port_free() {
 
 # ------------------------------------------------------------------ server ---
 
-# One fresh server JVM: appends "server route warmup port_ms first200_ms first_ms median_ms".
-server_row() { # route warmup(true|false) repeat
-  local route=$1 warmup=$2 rep=$3 logf="$OUT/server-${2}-${3}${1//\//_}" start port_at first_at first code deadline
+# The command that starts server row $1 on PORT (run on SERVER_CPU by server_row).
+server_command() {
+  case $1 in
+    keel) SERVER_CMD=(env KEEL_AOT=on "$KEEL_BIN" serve --port "$PORT") ;;
+    keel-warmup-off) SERVER_CMD=(env KEEL_AOT=on "$KEEL_BIN" serve --port "$PORT" --warmup false) ;;
+    keel-no-aot) SERVER_CMD=(env KEEL_AOT=off "$KEEL_BIN" serve --port "$PORT") ;;
+    microhttp) SERVER_CMD=("$JAVA_HOME/bin/java" -jar "$MICROHTTP_JAR" --port "$PORT") ;;
+    netty) SERVER_CMD=("$JAVA_HOME/bin/java" -jar "$NETTY_JAR" --port "$PORT") ;;
+  esac
+}
+
+# Resident memory of the server's JVM in KiB (VmRSS), -1 when unknown.
+server_rss_kib() {
+  local jvm
+  JVM_PID=""
+  find_jvm_pid "$SERVER_PID" || { echo -1; return; }
+  jvm=$JVM_PID
+  awk '/^VmRSS:/ { print $2; found = 1 } END { if (!found) print -1 }' "/proc/$jvm/status" 2>/dev/null || echo -1
+}
+
+# Launches server row $1 and waits for its port; sets START_US and PORT_AT_US.
+launch_row() { # name logf
+  local deadline
+  server_command "$1"
   wait_port_free "$PORT"
-  start=$(now_us)
-  taskset -c "$SERVER_CPU" "$KEEL_BIN" serve --port "$PORT" --warmup "$warmup" >"$logf.log" 2>&1 </dev/null &
+  START_US=$(now_us)
+  taskset -c "$SERVER_CPU" "${SERVER_CMD[@]}" >"$2" 2>&1 </dev/null &
   SERVER_PID=$!
   deadline=$((SECONDS + READY_TIMEOUT))
   until listening "$PORT"; do
-    kill -0 "$SERVER_PID" 2>/dev/null || { tail -n 30 "$logf.log" >&2; die "server exited before its port opened (log: $logf.log)"; }
-    ((SECONDS < deadline)) || die "port $PORT not open within ${READY_TIMEOUT}s (log: $logf.log)"
+    kill -0 "$SERVER_PID" 2>/dev/null || { tail -n 30 "$2" >&2; die "$1 exited before its port opened (log: $2)"; }
+    ((SECONDS < deadline)) || die "$1: port $PORT not open within ${READY_TIMEOUT}s (log: $2)"
     sleep 0.002
   done
-  port_at=$(now_us)
-  if [[ $FIRST_AFTER == ready ]]; then
-    until grep -q 'serving on' "$logf.log"; do
-      kill -0 "$SERVER_PID" 2>/dev/null || die "server exited before it was ready (log: $logf.log)"
-      ((SECONDS < deadline)) || die "no 'serving on' line within ${READY_TIMEOUT}s (log: $logf.log)"
+  PORT_AT_US=$(now_us)
+  if [[ $FIRST_AFTER == ready && $1 == keel* ]]; then
+    until grep -q 'serving on' "$2"; do
+      kill -0 "$SERVER_PID" 2>/dev/null || die "$1 exited before it was ready (log: $2)"
+      ((SECONDS < deadline)) || die "$1: no 'serving on' line within ${READY_TIMEOUT}s (log: $2)"
       sleep 0.002
     done
   fi
-  read -r code first < <(curl -s -o /dev/null --max-time 30 -w '%{http_code} %{time_total}\n' "http://127.0.0.1:$PORT$route" || echo "000 -1")
+}
+
+# One fresh server JVM: appends "server route name rep port_ms first200_ms first_ms median_ms -1 p90_ms rss_kib".
+server_row() { # name repeat
+  local name=$1 rep=$2 logf="$OUT/server-$1-$2" first_at first code rss i
+  launch_row "$name" "$logf.log"
+  read -r code first < <(curl -s -o /dev/null --max-time 30 -w '%{http_code} %{time_total}\n' "http://127.0.0.1:$PORT$ROUTE" || echo "000 -1")
   first_at=$(now_us)
-  [[ $code == 200 ]] || die "first request to $route answered $code (log: $logf.log)"
+  [[ $code == 200 ]] || die "$name: first request to $ROUTE answered $code (log: $logf.log)"
   for ((i = 0; i < CALLS; i++)); do
-    curl -s -o /dev/null --max-time 30 -w '%{http_code} %{time_total}\n' "http://127.0.0.1:$PORT$route" || echo "000 -1"
+    curl -s -o /dev/null --max-time 30 -w '%{http_code} %{time_total}\n' "http://127.0.0.1:$PORT$ROUTE" || echo "000 -1"
   done >"$logf.steady.txt"
-  awk '$1 != 200 { bad++ } END { exit bad > 0 }' "$logf.steady.txt" || die "a request to $route did not answer 200 (see $logf.steady.txt)"
-  if grep -q 'building' "$logf.log"; then log "warning: bin/keel rebuilt Keel at this start (sources changed meanwhile)"; fi
+  awk '$1 != 200 { bad++ } END { exit bad > 0 }' "$logf.steady.txt" || die "$name: a request to $ROUTE did not answer 200 (see $logf.steady.txt)"
+  rss=$(server_rss_kib)
+  if grep -q 'building' "$logf.log"; then log "warning: bin/keel built something at this start (sources changed meanwhile?)"; fi
   stop_pid_var SERVER_PID
-  awk -v route="$route" -v w="$warmup" -v rep="$rep" -v port=$(((port_at - start) / 1000)) \
-    -v f200=$(((first_at - start) / 1000)) -v first="$first" "$MEDIAN_AWK"'
+  awk -v route="$ROUTE" -v name="$name" -v rep="$rep" -v port=$(((PORT_AT_US - START_US) / 1000)) \
+    -v f200=$(((first_at - START_US) / 1000)) -v first="$first" -v rss="$rss" "$MEDIAN_AWK"'
     { list = list " " $2 * 1000 }
     END {
-      printf "server\t%s\t%s\t%s\t%d\t%d\t%.3f\t%.3f\t-1\t%.3f\n", route, w, rep, port, f200, first * 1000, med(list), p90(list)
+      printf "server\t%s\t%s\t%s\t%d\t%d\t%.3f\t%.3f\t-1\t%.3f\t%d\n", route, name, rep, port, f200, first * 1000, med(list), p90(list), rss
     }' "$logf.steady.txt" >>"$ROWS"
-  log "server $route warmup=$warmup #$rep: $(tail -n 1 "$ROWS" | awk -F '\t' '{ printf "port %s ms, first %.2f ms, median %.2f ms (%.1fx)", $5, $7, $8, $7 / $8 }')"
+  log "$name #$rep: $(tail -n 1 "$ROWS" | awk -F '\t' '{ printf "port %s ms, first 200 %s ms, first %.2f ms, median %.2f ms (%.1fx), RSS %.0f MiB", $5, $6, $7, $8, $7 / $8, $11 / 1024 }')"
+}
+
+# Holds $2 keep-alive connections to PORT, each after one GET ROUTE answered, until its standard input closes.
+IDLE_CLIENT='
+import resource, socket, sys
+port, count, route = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+request = ("GET %s HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" % route).encode()
+held, answered = [], 0
+for _ in range(count):
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall(request)
+        if s.recv(4096).startswith(b"HTTP/1.1 200"): answered += 1
+        held.append(s)
+    except OSError as e:
+        print("error=%s" % e, flush=True)
+        break
+print("open=%d answered=%d" % (len(held), answered), flush=True)
+sys.stdin.read()
+'
+
+# One more start of server row $1: RSS after start, then with IDLE_CONNECTIONS idle keep-alive
+# connections open; appends "idle name rss_kib rss_idle_kib open answered".
+idle_row() { # name
+  local name=$1 logf="$OUT/idle-$1" rss rss_idle line fifo client
+  launch_row "$name" "$logf.log"
+  curl -s -o /dev/null --max-time 30 "http://127.0.0.1:$PORT$ROUTE" || true
+  sleep 1
+  rss=$(server_rss_kib)
+  fifo="$OUT/idle-$name.stdin"
+  mkfifo "$fifo"
+  python3 -c "$IDLE_CLIENT" "$PORT" "$IDLE_CONNECTIONS" "$ROUTE" <"$fifo" >"$logf.client.txt" 2>&1 &
+  client=$!
+  exec 8>"$fifo"  # holds the client's standard input open until we close it
+  for ((i = 0; i < 600; i++)); do grep -q '^open=' "$logf.client.txt" && break; kill -0 "$client" 2>/dev/null || break; sleep 0.1; done
+  line=$(grep -m1 '^open=' "$logf.client.txt" || echo "open=0 answered=0")
+  sleep 1
+  rss_idle=$(server_rss_kib)
+  exec 8>&-
+  wait "$client" 2>/dev/null || true
+  rm -f "$fifo"
+  stop_pid_var SERVER_PID
+  printf "idle\t%s\t%s\t%s\t%s\t%s\n" "$name" "$rss" "$rss_idle" "$(field "$line" open)" "$(field "$line" answered)" >>"$IDLE_ROWS"
+  log "$name idle: RSS $((rss / 1024)) MiB after start, $((rss_idle / 1024)) MiB with $line"
 }
 
 # ------------------------------------------------------------------ client ---
@@ -207,7 +289,7 @@ client_row() { # warmup(true|false) repeat
   awk -v w="$warmup" -v rep="$rep" '{
       for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
       if (v["warmup_failures"] > 0) print "warning: " v["warmup_failures"] " warm-up calls failed" > "/dev/stderr"
-      printf "client\tPOST /upstream/refine-address\t%s\t%s\t-1\t-1\t%.3f\t%.3f\t%d\t%.3f\n", w, rep,
+      printf "client\tPOST /upstream/refine-address\t%s\t%s\t-1\t-1\t%.3f\t%.3f\t%d\t%.3f\t-1\n", w, rep,
         v["first_us"] / 1000, v["median_us"] / 1000, v["warmup_ms"], v["p90_us"] / 1000
     }' <<<"$line" >>"$ROWS"
   log "client warmup=$warmup #$rep: $(tail -n 1 "$ROWS" | awk -F '\t' '{ printf "first %.2f ms, median %.2f ms (%.1fx), warm-up %s ms", $7, $8, $7 / $8, $9 }')"
@@ -218,18 +300,18 @@ client_row() { # warmup(true|false) repeat
 emit_table() { # $1: optional remark for the heading
   TABLE_DONE=true
   {
-    echo "## Cold start: first request vs the next $CALLS, warm-up on and off ($(date -u +%Y-%m-%dT%H:%M:%SZ))${1:+ ($1)}"
+    echo "## Cold start: first request vs the next $CALLS ($(date -u +%Y-%m-%dT%H:%M:%SZ))${1:+ ($1)}"
     echo
     echo "$REPEATS fresh JVMs per row (median, spread = min-max of first/median); the server's first request" \
       "when $([[ $FIRST_AFTER == port ]] && echo "its port opened" || echo "it printed 'serving on'"); servers on CPU $SERVER_CPU," \
       "curl and the client probe on CPU $CLIENT_CPU; $("$JAVA_HOME/bin/java" -version 2>&1 | head -n 1);" \
-      "$(git_desc)"
+      "$(git_desc); load average at the start ${LOAD_BEFORE:-?}, at the end $(load_average)"
     echo
-    awk -F '\t' -v target="$TARGET_RATIO" "$MEDIAN_AWK"'
+    awk -F '\t' -v target="$TARGET_RATIO" -v target200="$TARGET_FIRST_200_MS" "$MEDIAN_AWK"'
       function cell(v, fmt) { return (v < 0 ? "-" : sprintf(fmt, v)) }
       BEGIN {
-        print "| side | call | warm-up | port ms | first 200 ms | first ms | median ms | p90 ms | first/median | spread | warm-up ms |"
-        print "|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|"
+        print "| side | call | server / warm-up | port ms | first 200 ms | first ms | median ms | p90 ms | first/median | spread | warm-up ms | RSS MiB |"
+        print "|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"
       }
       {
         key = $1 SUBSEP $2 SUBSEP $3
@@ -237,44 +319,75 @@ emit_table() { # $1: optional remark for the heading
         ratio = $7 / $8
         port[key] = port[key] " " $5; f200[key] = f200[key] " " $6; first[key] = first[key] " " $7
         median[key] = median[key] " " $8; p90s[key] = p90s[key] " " $10; ratios[key] = ratios[key] " " ratio; wu[key] = wu[key] " " $9
+        rss[key] = rss[key] " " ($11 == "" ? -1 : $11)
         if (!(key in lo) || ratio < lo[key]) lo[key] = ratio
         if (!(key in hi) || ratio > hi[key]) hi[key] = ratio
       }
       END {
         for (i = 1; i <= n; i++) {
-          split(order[i], k, SUBSEP); r = med(ratios[order[i]])
-          printf "| %s | %s | %s | %s | %s | %s | %s | %s | %.1fx | %.1f-%.1fx | %s |\n", k[1], k[2], (k[3] == "true" ? "on" : "off"),
-            cell(med(port[order[i]]), "%d"), cell(med(f200[order[i]]), "%d"), cell(med(first[order[i]]), "%.2f"),
-            cell(med(median[order[i]]), "%.2f"), cell(med(p90s[order[i]]), "%.2f"), r, lo[order[i]], hi[order[i]], cell(med(wu[order[i]]), "%d")
-          if (k[1] == "server" && k[3] == "true") verdict[++nv] = sprintf("- server %s, warm-up on: first/median %.1fx (worst %.1fx) %s the %dx target", \
-            k[2], r, hi[order[i]], (r <= target ? "meets" : "misses"), target)
+          split(order[i], k, SUBSEP); o = order[i]; r = med(ratios[o])
+          what = (k[1] == "client" ? "warm-up " (k[3] == "true" ? "on" : "off") : k[3])
+          m = med(rss[o])
+          printf "| %s | %s | %s | %s | %s | %s | %s | %s | %.1fx | %.1f-%.1fx | %s | %s |\n", k[1], k[2], what,
+            cell(med(port[o]), "%d"), cell(med(f200[o]), "%d"), cell(med(first[o]), "%.2f"),
+            cell(med(median[o]), "%.2f"), cell(med(p90s[o]), "%.2f"), r, lo[o], hi[o], cell(med(wu[o]), "%d"), cell(m < 0 ? -1 : m / 1024, "%.0f")
+          if (k[1] == "server" && k[3] ~ /^keel/) verdict[++nv] = sprintf("- %s: first/median %.1fx (worst %.1fx) %s the %dx target; first 200 after %d ms %s the %d ms target", \
+            k[3], r, hi[o], (r <= target ? "meets" : "misses"), target, med(f200[o]), (med(f200[o]) <= target200 ? "meets" : "misses"), target200)
         }
         if (nv) print ""
         for (i = 1; i <= nv; i++) print verdict[i]
       }' "$ROWS"
+    if [[ -s ${IDLE_ROWS:-} ]]; then
+      echo
+      echo "Resident memory (VmRSS, MiB) of one more start each: after start, then holding keep-alive connections (each after one request):"
+      echo
+      echo "| server | after start | with idle connections | connections held (answered) |"
+      echo "|---|---:|---:|---:|"
+      awk -F '\t' '{ printf "| %s | %.0f | %.0f | %s (%s) |\n", $2, $3 / 1024, $4 / 1024, $5, $6 }' "$IDLE_ROWS"
+    fi
   } >"$OUT/table.md"
   cat "$OUT/table.md"
   log "wrote $OUT/table.md"
 }
 
+load_average() { cut -d ' ' -f 1-3 /proc/loadavg; }
+
 # ------------------------------------------------------------------- main ---
 
 ADDRESS='{"street":"1 Canal Street","city":"Amsterdam","country":"NL"}'
 prepare_keel
+# bin/keel trains its AOT cache at the first serve after a build: here, not in a measurement.
+log "preparing the AOT cache (bin/keel serve --help)..."
+"$KEEL_BIN" serve --help >/dev/null || die "$KEEL_BIN serve --help failed"
+MICROHTTP_DIR="$ROOT/bench/microhttp-hello"
+MICROHTTP_JAR="$MICROHTTP_DIR/target/microhttp-hello.jar"
+if [[ " $SERVERS " == *" microhttp "* ]]; then
+  if [[ ! -f $MICROHTTP_JAR ]] || [[ -n $(find "$MICROHTTP_DIR/pom.xml" "$MICROHTTP_DIR/src" -newer "$MICROHTTP_JAR" -print -quit) ]]; then
+    log "building bench/microhttp-hello..."
+    mvn -q -f "$MICROHTTP_DIR/pom.xml" package >"$(mktemp)" 2>&1 || die "building bench/microhttp-hello failed"
+  fi
+fi
+if [[ " $SERVERS " == *" netty "* ]]; then build_netty_hello; fi
+if ((IDLE_CONNECTIONS > 0)); then require_tools "python3: apt-get install python3" python3; fi
 LAB_JAR=$(find "$ROOT/keel-lab/target" -maxdepth 1 -name "keel-lab-*.jar" -print -quit)
 [[ -n $LAB_JAR ]] || die "no keel-lab jar after the build"
 LAB_CP="$LAB_JAR:$ROOT/keel-lab/target/lib/*"
 make_out_dir
 ROWS="$OUT/rows.tsv"
+IDLE_ROWS="$OUT/idle.tsv"
 : >"$ROWS"
-log "JDK: $JAVA_HOME; results: $OUT"
+LOAD_BEFORE=$(load_average)
+log "JDK: $JAVA_HOME; load average $LOAD_BEFORE; results: $OUT"
 
 if [[ " $SIDES " == *" server "* ]]; then
   for ((rep = 1; rep <= REPEATS; rep++)); do
-    for route in $ROUTES; do
-      for warmup in true false; do server_row "$route" "$warmup" "$rep"; done
-    done
+    for name in $SERVERS; do server_row "$name" "$rep"; done
   done
+  if ((IDLE_CONNECTIONS > 0)); then
+    for name in $SERVERS; do
+      if [[ $name == keel || $name == netty ]]; then idle_row "$name"; fi
+    done
+  fi
 fi
 if [[ " $SIDES " == *" client "* ]]; then
   start_upstream
