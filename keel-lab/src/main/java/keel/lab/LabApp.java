@@ -19,6 +19,7 @@ import keel.metrics.KeelMetrics;
 
 import java.io.IOException;
 import java.net.URI;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -40,8 +41,8 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
 
     /**
      * The lab app; with {@code amqp} also {@code POST /gateway/publish}, {@code /keel/health} and (when
-     * enabled) the ingest pipeline. Broker and database connect in the background: without them the
-     * server still starts, and those routes answer 503 saying why.
+     * enabled) the ingest pipeline. Broker and database connect in the background once the port is
+     * open: without them the server still starts, and those routes answer 503 saying why.
      */
     public static LabApp start(ServerOptions options, LabSettings lab, AmqpOptions amqp) throws IOException, InterruptedException {
         KeelMetrics metrics = new KeelMetrics();
@@ -62,7 +63,8 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
         AdminRoutes.register(router, running::get);
         metrics.register(router);
         StartupTimeline.mark("routes (JSON writer prepared)");
-        List<AutoCloseable> services = amqp == null ? List.of() : startServices(router, amqp, metrics);
+        List<Runnable> connects = new ArrayList<>();
+        List<AutoCloseable> services = amqp == null ? List.of() : services(router, amqp, metrics, connects);
         HttpServer server;
         try {
             server = HttpServer.start(options, router, metrics); // opens its port last, warm when asked
@@ -73,15 +75,23 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
             throw e;
         }
         running.set(server);
+        // The broker and database connections start once the port is open: the first request needs neither.
+        connects.forEach(Runnable::run);
+        StartupTimeline.mark("broker and database connections started (in the background)");
         return new LabApp(server, client, upstream, services);
     }
 
-    private static List<AutoCloseable> startServices(Router router, AmqpOptions amqp, KeelMetrics metrics) {
-        Gateway gateway = Gateway.start(amqp, new GatewayMetrics(metrics.registry()));
+    /** The gateway and the ingest pipeline with their routes, not connected yet: their connections go to {@code connects}. */
+    private static List<AutoCloseable> services(Router router, AmqpOptions amqp, KeelMetrics metrics, List<Runnable> connects) {
+        Gateway gateway = Gateway.create(amqp, new GatewayMetrics(metrics.registry()));
         gateway.register(router);
-        StartupTimeline.mark("gateway (broker connecting in the background)");
-        Ingest ingest = amqp.ingest().enabled() ? Ingest.start(amqp, new IngestMetrics(metrics.registry())) : null;
-        if (ingest != null) StartupTimeline.mark("ingest (broker and database connecting in the background)");
+        connects.add(gateway::connect);
+        StartupTimeline.mark("gateway");
+        Ingest ingest = amqp.ingest().enabled() ? Ingest.create(amqp, new IngestMetrics(metrics.registry())) : null;
+        if (ingest != null) {
+            connects.add(ingest::connect);
+            StartupTimeline.mark("ingest");
+        }
         HealthRoute.register(router, ingest == null ? List.of(gateway.broker()) : List.of(gateway.broker(), ingest));
         return ingest == null ? List.of(gateway) : List.of(ingest, gateway);
     }

@@ -13,7 +13,10 @@ import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code keel serve --startup-report} as a real process: the timeline names every phase of the start, in order. */
+/**
+ * {@code keel serve --startup-report} as a real process: the timeline names every phase of the start,
+ * in order, the broker connection's start after the open port.
+ */
 class StartupReportTest {
     private static final Pattern PHASE = Pattern.compile("^\\s+(\\d+\\.\\d)\\s+(\\d+\\.\\d)\\s+(.+)$");
 
@@ -45,7 +48,7 @@ class StartupReportTest {
                 name -> assertThat(name).isEqualTo("metrics registry"),
                 name -> assertThat(name).isEqualTo("HTTP client"),
                 name -> assertThat(name).startsWith("routes"),
-                name -> assertThat(name).startsWith("gateway"),
+                name -> assertThat(name).isEqualTo("gateway"),
                 name -> assertThat(name).startsWith("server: TLS keys"),
                 name -> assertThat(name).isEqualTo("warm-up: resolver and client"),
                 name -> assertThat(name).isEqualTo("warm-up: throwaway server"),
@@ -53,9 +56,11 @@ class StartupReportTest {
                 name -> assertThat(name).matches("warm-up: \\d+ connections of one request"),
                 name -> assertThat(name).isEqualTo("warm-up: throwaway server stopped"),
                 name -> assertThat(name).startsWith("warm-up: settle"),
+                name -> assertThat(name).isEqualTo("warm-up: the server's observer (metrics)"),
                 name -> assertThat(name).isEqualTo("server: routes and executions"),
                 name -> assertThat(name).startsWith("server: nio transport"),
-                name -> assertThat(name).isEqualTo("port open"));
+                name -> assertThat(name).isEqualTo("port open"),
+                name -> assertThat(name).isEqualTo("broker and database connections started (in the background)"));
         assertThat(endedAt).isSorted();
         assertThat(endedAt.getLast()).isPositive();
         assertThat(total).as("the total line").isNotNull();

@@ -50,10 +50,24 @@ public final class Gateway implements AutoCloseable {
 
     /** A gateway reporting to {@code observer}; it hears {@link GatewayObserver#onStart} before the broker connection starts. */
     public static Gateway start(AmqpOptions options, GatewayObserver observer) {
+        return create(options, observer).connect();
+    }
+
+    /**
+     * Like {@link #start(AmqpOptions, GatewayObserver)} without connecting yet: register the route,
+     * open the server's port, then {@link #connect}, so the broker client's set-up does not delay
+     * the port. Until then the route answers 503 ("not connected yet").
+     */
+    public static Gateway create(AmqpOptions options, GatewayObserver observer) {
         Gateway gateway = new Gateway(options, java.util.Objects.requireNonNull(observer, "observer"));
         observer.onStart(gateway);
-        gateway.broker.connect();
         return gateway;
+    }
+
+    /** Starts connecting to the broker in the background and returns at once; once per gateway. */
+    public Gateway connect() {
+        broker.connect();
+        return this;
     }
 
     /**

@@ -70,9 +70,18 @@ public final class Ingest implements HealthCheck, AutoCloseable {
 
     /** Like {@link #start(AmqpOptions)}, reporting to {@code observer}. */
     public static Ingest start(AmqpOptions options, IngestObserver observer) {
-        Ingest ingest = new Ingest(options, observer);
-        ingest.broker.connect();
-        return ingest;
+        return create(options, observer).connect();
+    }
+
+    /** Like {@link #start(AmqpOptions, IngestObserver)} without connecting yet (see {@link #connect}). */
+    public static Ingest create(AmqpOptions options, IngestObserver observer) {
+        return new Ingest(options, observer);
+    }
+
+    /** Connects to the broker and the database in the background, then consumes until {@link #close}; once per ingest. */
+    public Ingest connect() {
+        broker.connect();
+        return this;
     }
 
     /** On the first connection: the table, the queue, then the consumer (recovery re-registers it). */
