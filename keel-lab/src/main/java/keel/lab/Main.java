@@ -9,6 +9,7 @@ import keel.core.log.LogFormat;
 import keel.core.startup.StartupTimeline;
 import keel.http.server.ConfigKeys;
 import keel.http.server.ServerOptions;
+import keel.http.server.Warmup;
 import keel.lab.scenario.LabCommand;
 
 import java.io.IOException;
@@ -23,6 +24,8 @@ public final class Main {
     private static final Log LOG = Log.of(Main.class);
     /** {@code serve}'s flag without a value: print where the start's time went once the port is open. */
     private static final String STARTUP_REPORT = "--startup-report";
+    /** The warm-up's requests ({@code server.warmup-requests}) when the AOT cache is in use. */
+    static final int AOT_WARMUP_REQUESTS = 500;
 
     private Main() {
     }
@@ -139,9 +142,15 @@ public final class Main {
         }
     }
 
-    /** The library's defaults, except that the lab app starts warm and writes an access log. */
+    /**
+     * The library's defaults, except that the lab app starts warm and writes an access log; with the
+     * AOT cache in use, whose profiles and linked classes do much of a warm-up's work, the warm-up
+     * sends {@value #AOT_WARMUP_REQUESTS} requests instead of {@value Warmup#DEFAULT_REQUESTS}.
+     */
     private static ServerOptions.Builder defaults() {
-        return ServerOptions.builder().warmup(true).accessLog(true);
+        ServerOptions.Builder builder = ServerOptions.builder().warmup(true).accessLog(true);
+        if (AotCache.requested().isPresent() && AotCache.inUse()) builder.warmupRequests(AOT_WARMUP_REQUESTS);
+        return builder;
     }
 
     private static String value(List<String> flags, int i) {

@@ -79,6 +79,7 @@ public final class HttpServer implements AutoCloseable {
             if (options.warmup()) {
                 warmup(options);
                 observer.warmup();
+                if (timed) StartupTimeline.mark("warm-up: the server's observer (metrics)");
             }
             this.dispatcher = new Dispatcher(options, routes, observer);
             if (timed) StartupTimeline.mark("server: routes and executions");
@@ -146,7 +147,7 @@ public final class HttpServer implements AutoCloseable {
         if (options.tls().enabled()) clientOptions.sslContext(ServerTls.trustingOwnCertificate(options.tls())).verifyHostname(false);
         try (HttpClient client = HttpClient.create(clientOptions.build())) {
             StartupTimeline.mark("warm-up: resolver and client");
-            return Warmup.run(options, client, Warmup.DEFAULT_REQUESTS, Warmup.DEFAULT_BUDGET);
+            return Warmup.run(options, client, options.warmupRequests(), Warmup.DEFAULT_BUDGET);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new java.io.InterruptedIOException("warm-up interrupted");

@@ -27,14 +27,16 @@ import java.util.Objects;
  * @param compression gzip of response bodies the client accepts ({@link Compression})
  * @param warmup    run the hot paths (JIT), loops, buffer pools and the resolver before the port opens
  *                  ({@link HttpServer#warmup})
+ * @param warmupRequests how many requests the warm-up sends over keep-alive connections (at most; its
+ *                  time budget may end it sooner); a fifteenth of them more come one per connection
  * @param logging   the format of log lines and the access log
  * @param routes    settings of declared routes (execution, limit, deadline, body limit), applied in
  *                  order over the code's when the server starts ({@link RouteSettings})
  */
 public record ServerOptions(String host, int port, Transport transport, Execution execution, Threads threads,
                             Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks, Guard guard,
-                            WsOptions webSocket, Tls tls, Compression compression, boolean warmup, Logging logging,
-                            List<RouteSettings> routes) {
+                            WsOptions webSocket, Tls tls, Compression compression, boolean warmup, int warmupRequests,
+                            Logging logging, List<RouteSettings> routes) {
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
@@ -48,6 +50,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         Objects.requireNonNull(logging, "logging");
         routes = List.copyOf(routes);
         if (port < 0 || port > 65_535) throw new IllegalArgumentException("port must be in 0..65535: " + port);
+        if (warmupRequests < 1) throw new IllegalArgumentException("warmupRequests must be at least 1: " + warmupRequests);
     }
 
     /**
@@ -347,6 +350,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.compressionLevel = compression.level();
         b.compressionTypes = compression.types();
         b.warmup = warmup;
+        b.warmupRequests = warmupRequests;
         b.logFormat = logging.format();
         b.accessLog = logging.access();
         b.accessLogFile = logging.accessFile();
@@ -412,6 +416,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         private int compressionLevel = 6;
         private List<String> compressionTypes = Compression.DEFAULT_TYPES;
         private boolean warmup = false;
+        private int warmupRequests = Warmup.DEFAULT_REQUESTS;
         private LogFormat logFormat = LogFormat.TEXT;
         private boolean accessLog = false;
         private Path accessLogFile = null;
@@ -475,6 +480,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder compressionLevel(int compressionLevel) { this.compressionLevel = compressionLevel; return this; }
         public Builder compressionTypes(List<String> compressionTypes) { this.compressionTypes = compressionTypes; return this; }
         public Builder warmup(boolean warmup) { this.warmup = warmup; return this; }
+        public Builder warmupRequests(int warmupRequests) { this.warmupRequests = warmupRequests; return this; }
         public Builder logFormat(LogFormat logFormat) { this.logFormat = logFormat; return this; }
         public Builder accessLog(boolean accessLog) { this.accessLog = accessLog; return this; }
         public Builder accessLogFile(Path accessLogFile) { this.accessLogFile = accessLogFile; return this; }
@@ -498,7 +504,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
                     new Tls(tlsCertificate, tlsPrivateKey, tlsKeystore, tlsKeystorePassword, tlsProtocols, tlsHandshakeTimeout,
                             tlsClientAuth, tlsClientTrust),
                     new Compression(compressionEnabled, compressionMinSize, compressionLevel, compressionTypes),
-                    warmup, new Logging(logFormat, accessLog, accessLogFile, accessLogQueue), routes);
+                    warmup, warmupRequests, new Logging(logFormat, accessLog, accessLogFile, accessLogQueue), routes);
         }
     }
 }
