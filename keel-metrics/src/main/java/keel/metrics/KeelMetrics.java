@@ -198,9 +198,9 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
      * and first scrape do not pay for Micrometer's first use (class loading, then the interpreter).
      */
     @Override
-    public void warmup() {
+    public void warmup(int requests) {
         try (KeelMetrics throwaway = new KeelMetrics()) {
-            for (int i = 0; i < 5_000; i++) {
+            for (int i = 0; i < requests; i++) {
                 throwaway.onResponse("GET", "/warmup/{id}", i % 10 == 0 ? 404 : 200, 1_000L + i);
                 throwaway.onBytesRead(100);
                 throwaway.onBytesWritten(200);

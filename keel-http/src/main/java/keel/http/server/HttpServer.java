@@ -78,7 +78,7 @@ public final class HttpServer implements AutoCloseable {
             RouteTable routes = freeze(router, options); // a configured route that matches nothing stops the start before the warm-up
             if (options.warmup()) {
                 warmup(options);
-                observer.warmup();
+                observer.warmup(options.warmupRequests());
                 if (timed) StartupTimeline.mark("warm-up: the server's observer (metrics)");
             }
             this.dispatcher = new Dispatcher(options, routes, observer);

@@ -69,9 +69,11 @@ public interface ServerObserver extends ChannelObserver {
 
     /**
      * With warm-up on, once before the server starts: run the observer's own hot paths (on throwaway
-     * state: nothing real may be recorded), so the first real response does not pay for them.
+     * state: nothing real may be recorded), so the first real response does not pay for them;
+     * {@code requests} is the size of the server's warm-up ({@code server.warmup-requests}), as many
+     * times as the observer's hot paths should run.
      */
-    default void warmup() {
+    default void warmup(int requests) {
     }
 
     /** Once, just before the server opens its port: gauges may read {@code server} from now on. */
