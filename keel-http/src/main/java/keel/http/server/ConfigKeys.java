@@ -49,7 +49,7 @@ public final class ConfigKeys {
             key("server.warmup", "--warmup", "run the hot paths, loops, buffers and resolver before the port opens: true or false",
                     o -> "" + o.warmup(), (b, v) -> b.warmup(ConfigValues.bool(v))),
             key("server.warmup-requests", "--warmup-requests",
-                    "requests the warm-up sends over keep-alive connections, plus a fifteenth of them one per connection",
+                    "requests the warm-up sends over keep-alive connections (then 200 more, one per connection)",
                     o -> "" + o.warmupRequests(), (b, v) -> b.warmupRequests(ConfigValues.integer(v, 1, 1_000_000))),
             key("server.loops", "--loops", "event loops of the nio transport (one per processor unless set)",
                     o -> "" + o.pools().loops(), (b, v) -> b.loops(ConfigValues.integer(v, 1, 1024))),

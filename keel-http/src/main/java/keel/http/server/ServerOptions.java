@@ -28,7 +28,7 @@ import java.util.Objects;
  * @param warmup    run the hot paths (JIT), loops, buffer pools and the resolver before the port opens
  *                  ({@link HttpServer#warmup})
  * @param warmupRequests how many requests the warm-up sends over keep-alive connections (at most; its
- *                  time budget may end it sooner); a fifteenth of them more come one per connection
+ *                  time budget may end it sooner); 200 more come one per connection
  * @param logging   the format of log lines and the access log
  * @param routes    settings of declared routes (execution, limit, deadline, body limit), applied in
  *                  order over the code's when the server starts ({@link RouteSettings})
