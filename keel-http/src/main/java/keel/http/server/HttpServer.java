@@ -77,9 +77,10 @@ public final class HttpServer implements AutoCloseable {
         try {
             RouteTable routes = freeze(router, options); // a configured route that matches nothing stops the start before the warm-up
             if (options.warmup()) {
-                warmup(options);
+                // The observer first: the warm-up's settling then covers its compilations and garbage too.
                 observer.warmup(options.warmupRequests());
                 if (timed) StartupTimeline.mark("warm-up: the server's observer (metrics)");
+                warmup(options);
             }
             this.dispatcher = new Dispatcher(options, routes, observer);
             if (timed) StartupTimeline.mark("server: routes and executions");
