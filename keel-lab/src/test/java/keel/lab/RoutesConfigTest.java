@@ -45,7 +45,7 @@ class RoutesConfigTest {
                     method: GET
                     execution: worker-pool
                     limit: 1
-                    deadline: 300ms
+                    deadline: 2s
                   - path: /benchmark/hello
                     max-body: 1KiB
                   - path: /gateway/publish
@@ -63,14 +63,14 @@ class RoutesConfigTest {
             assertThat(get(base + "/benchmark/latency?ms=1").statusCode()).as("its limit of 1").isEqualTo(503);
             HttpResponse<String> cut = slow.get(5, TimeUnit.SECONDS);
             assertThat(cut.statusCode()).isEqualTo(503);
-            assertThat(cut.body()).contains("handler deadline of 300 ms passed");
+            assertThat(cut.body()).contains("handler deadline of 2000 ms passed");
             assertThat(get(base + "/benchmark/latency?ms=1").statusCode()).as("the permit came back").isEqualTo(200);
 
             JsonNode routes = new ObjectMapper().readTree(get(base + "/keel/routes").body()).get("routes");
             JsonNode latency = route(routes, "/benchmark/latency");
             assertThat(latency.get("execution").asText()).isEqualTo("worker-pool");
             assertThat(latency.get("maxConcurrent").asInt()).isEqualTo(1);
-            assertThat(latency.get("deadline").asText()).isEqualTo("300ms");
+            assertThat(latency.get("deadline").asText()).isEqualTo("2s");
             assertThat(latency.get("sources").toString())
                     .isEqualTo("{\"execution\":\"configuration\",\"maxConcurrent\":\"configuration\",\"deadline\":\"configuration\",\"maxBodySize\":\"default\"}");
             assertThat(route(routes, "/benchmark/hello").get("maxBodySize").asText()).isEqualTo("1KiB");
