@@ -149,6 +149,9 @@ public final class Headers {
         private String[] fields = new String[16];
         private int size;
 
+        public Builder() {
+        }
+
         public Builder clear() {
             Arrays.fill(fields, 0, size * 2, null);
             size = 0;

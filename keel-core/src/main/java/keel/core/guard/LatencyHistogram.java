@@ -19,6 +19,10 @@ public final class LatencyHistogram {
     private final AtomicLong sumMicros = new AtomicLong();
     private final AtomicLong maxMicros = new AtomicLong();
 
+    /** An empty histogram. */
+    public LatencyHistogram() {
+    }
+
     /** Count, sum, maximum and percentiles in microseconds. */
     public record Snapshot(long count, long sumMicros, long maxMicros, long p50Micros, long p90Micros, long p99Micros,
                            long p999Micros) {

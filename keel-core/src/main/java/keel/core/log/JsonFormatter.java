@@ -16,6 +16,10 @@ import java.util.logging.LogRecord;
  */
 public final class JsonFormatter extends Formatter {
 
+    /** Public and without arguments: JUL's configuration ({@code handlers.formatter=}) creates it by name. */
+    public JsonFormatter() {
+    }
+
     @Override
     public String format(LogRecord record) {
         StringBuilder line = new StringBuilder(192).append("{\"time\":\"").append(record.getInstant()).append('"');

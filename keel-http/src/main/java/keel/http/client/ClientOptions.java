@@ -148,6 +148,9 @@ public record ClientOptions(int loops, Duration connectTimeout, Duration respons
         private Duration tlsHandshakeTimeout = Duration.ofSeconds(10);
         private ClientObserver observer = ClientObserver.NONE;
 
+        private Builder() {
+        }
+
         public Builder loops(int loops) {
             this.loops = loops;
             return this;

@@ -8,7 +8,11 @@ import keel.http.ws.WsObserver;
  * Hears what a running server does, for metrics. Methods run on the thread where the event happens
  * (an event loop, a worker, a virtual thread, the watchdog): they must be cheap and never block.
  * Every method has an empty default, so an observer implements only what it needs.
+ *
+ * <p>Its byte and TLS handshake methods come from {@link ChannelObserver}, whose package is exported to
+ * keel.http only: another module overrides them here by name and never names {@code ChannelObserver}.
  */
+@SuppressWarnings("exports")
 public interface ServerObserver extends ChannelObserver {
     ServerObserver NONE = new ServerObserver() {
     };

@@ -1,0 +1,9 @@
+/** Micrometer meters for a Keel server, its client and its WebSockets, and the Prometheus scrape route. */
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"}) // Micrometer has automatic modules only; its types are in this API
+module keel.metrics {
+    requires transitive keel.http;
+    requires transitive micrometer.core;
+    requires transitive micrometer.registry.prometheus;
+
+    exports keel.metrics;
+}
