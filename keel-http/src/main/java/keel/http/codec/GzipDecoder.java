@@ -54,6 +54,8 @@ public final class GzipDecoder implements AutoCloseable {
     private int extraRemaining;
     private int headerSize;
     private long memberSize;
+    /** Invalid deflate data found by a read that still returned the bytes inflated before it. */
+    private ZipException corrupt;
     private byte[] in = new byte[0];
     private int inPosition;
     private int inEnd;
@@ -161,11 +163,18 @@ public final class GzipDecoder implements AutoCloseable {
     }
 
     private int inflate(byte[] out, int offset, int length) throws ZipException {
+        if (corrupt != null) throw corrupt;
+        long writtenBefore = inflater.getBytesWritten();
         int n;
         try {
             n = inflater.inflate(out, offset, length);
         } catch (DataFormatException e) {
-            throw new ZipException("invalid deflate data: " + e.getMessage());
+            // The bytes inflated before the error are handed over first and the error at the next
+            // read, so what a caller sees does not depend on the size of its reads (a limit passed
+            // before the error is reported as such, whatever the buffer).
+            corrupt = new ZipException("invalid deflate data: " + e.getMessage());
+            n = (int) (inflater.getBytesWritten() - writtenBefore);
+            if (n == 0) throw corrupt;
         }
         if (n == 0 && inflater.needsDictionary()) throw new ZipException("deflate data needs a preset dictionary");
         crc.update(out, offset, n);

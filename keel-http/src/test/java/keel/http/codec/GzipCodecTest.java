@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.Random;
 import java.util.zip.ZipException;
 
@@ -147,6 +148,36 @@ class GzipCodecTest {
         assertThatThrownBy(() -> GzipDecoder.decode(Arrays.copyOf(gzip, gzip.length - 3), 1 << 20))
                 .isInstanceOf(ZipException.class).hasMessageContaining("cut short");
         assertThatThrownBy(() -> GzipDecoder.decode(new byte[0], 1 << 20)).isInstanceOf(ZipException.class);
+    }
+
+    /** Found by fuzzing: a member that inflates to 2050 bytes, then holds an invalid distance code. */
+    private static final byte[] VALID_THEN_CORRUPT = HexFormat.of().parseHex(
+            "1f8b081a0008007a480000c1c1c1c1c1c1c1c1c1c1b840351f8b081a0008007a480000c1c1c1c1c1c1c1c1c1c1c1c1c1"
+            + "c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1"
+            + "c1c1e907c1c1c1c1c1c1c1c1c1c1c1c1c1c141c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c141c1c1"
+            + "c1c1c1c1c1c1c1c1c1c1c1c141c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1ffffff04c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1"
+            + "57");
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 3, 100, 4096})
+    void bytesInflatedBeforeCorruptDataAreReadWhateverTheReadSize(int readSize) {
+        byte[] read = new byte[readSize];
+        int[] decoded = {0};
+        try (GzipDecoder decoder = new GzipDecoder()) {
+            decoder.feed(VALID_THEN_CORRUPT, 0, VALID_THEN_CORRUPT.length);
+            assertThatThrownBy(() -> {
+                for (int n; (n = decoder.read(read, 0, read.length)) > 0; ) decoded[0] += n;
+            }).isInstanceOf(ZipException.class).hasMessageContaining("invalid deflate data");
+        }
+
+        assertThat(decoded[0]).isEqualTo(2050);
+    }
+
+    @Test
+    void aBodyPastTheLimitBeforeItsCorruptDataIsTooLarge() {
+        assertThatThrownBy(() -> GzipDecoder.decode(VALID_THEN_CORRUPT, 2048)).isInstanceOf(GzipDecoder.TooLargeException.class);
+        assertThatThrownBy(() -> GzipDecoder.decode(VALID_THEN_CORRUPT, 2050)).isInstanceOf(ZipException.class)
+                .hasMessageContaining("invalid deflate data");
     }
 
     @Test
