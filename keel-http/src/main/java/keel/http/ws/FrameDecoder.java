@@ -88,6 +88,11 @@ final class FrameDecoder {
         if (inflater != null) inflater.release();
     }
 
+    /** Bytes reserved for the message being assembled (for tests: never past the message bound). */
+    int messageCapacity() {
+        return message == null ? 0 : message.length;
+    }
+
     /** True between frames with no fragmented message open. */
     boolean isIdle() {
         return state == State.FIRST_BYTE && messageOpcode == 0;
