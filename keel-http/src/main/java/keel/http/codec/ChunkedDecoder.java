@@ -18,7 +18,7 @@ final class ChunkedDecoder {
     /** What {@link #next} returns once the last chunk and the trailer section have been consumed. */
     static final int END = -1;
     /** Longest chunk-size line accepted, extensions included. */
-    private static final int MAX_CHUNK_LINE = 1024;
+    static final int MAX_CHUNK_LINE = 1024;
 
     private enum State { SIZE, DATA, DATA_END, TRAILERS, DONE }
 

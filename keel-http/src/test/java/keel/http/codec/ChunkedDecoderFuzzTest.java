@@ -17,7 +17,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 public class ChunkedDecoderFuzzTest {
     private static final int MAX_TRAILER = 100;
-    private static final int MAX_CHUNK_LINE = 1024;
 
     @FuzzTest
     public void decodesTheSameHoweverTheBytesArrive(byte[] data) {
@@ -47,7 +46,7 @@ public class ChunkedDecoderFuzzTest {
                 assertThat(ready).isBetween(0, buffer.remaining());
                 assertThat((long) ready).isLessThanOrEqualTo(decoder.chunkRemaining());
                 if (ready == 0) {
-                    assertThat(buffer.remaining()).as("unconsumed bytes").isLessThanOrEqualTo(Math.max(MAX_CHUNK_LINE, MAX_TRAILER));
+                    assertThat(buffer.remaining()).as("unconsumed bytes").isLessThanOrEqualTo(Math.max(ChunkedDecoder.MAX_CHUNK_LINE, MAX_TRAILER));
                     break;
                 }
                 byte[] chunk = new byte[ready];

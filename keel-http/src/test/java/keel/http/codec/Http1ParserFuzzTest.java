@@ -20,8 +20,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 public class Http1ParserFuzzTest {
     private static final Http1Parser.Limits LIMITS = new Http1Parser.Limits(128, 6, 300);
-    /** Longest chunk-size line the chunked decoder keeps buffered before it refuses it. */
-    private static final int MAX_CHUNK_LINE = 1024;
     private static final Set<Integer> STATUSES = Set.of(400, 413, 414, 417, 431, 501, 505);
 
     @FuzzTest
@@ -44,7 +42,7 @@ public class Http1ParserFuzzTest {
                 assertThat(parser.bodyCapacity()).as("body buffer").isLessThanOrEqualTo((int) LIMITS.maxBodySize());
                 if (result instanceof ParseResult.NeedMore) {
                     // What the channel must keep buffered stays under the limits: a head, or a chunk-size line.
-                    int kept = parser.isReadingHead() ? LIMITS.maxHeadSize() : Math.max(LIMITS.maxHeadSize(), MAX_CHUNK_LINE);
+                    int kept = parser.isReadingHead() ? LIMITS.maxHeadSize() : Math.max(LIMITS.maxHeadSize(), ChunkedDecoder.MAX_CHUNK_LINE);
                     assertThat(buffer.remaining()).as("unconsumed bytes").isLessThanOrEqualTo(kept);
                     break;
                 }

@@ -19,7 +19,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 public class Http1ResponseParserFuzzTest {
     private static final Http1ResponseParser.Limits LIMITS = new Http1ResponseParser.Limits(128, 6);
-    private static final int MAX_CHUNK_LINE = 1024;
 
     @FuzzTest
     public void parsesTheSameHoweverTheBytesArrive(byte[] data) {
@@ -41,7 +40,7 @@ public class Http1ResponseParserFuzzTest {
                 assertThat(buffer.remaining()).isBetween(0, before);
                 if (event instanceof ResponseEvent.NeedMore) {
                     if (parser.isUpgraded()) return transcript.add("upgraded");
-                    assertThat(buffer.remaining()).as("unconsumed bytes").isLessThanOrEqualTo(Math.max(LIMITS.maxHeadSize(), MAX_CHUNK_LINE));
+                    assertThat(buffer.remaining()).as("unconsumed bytes").isLessThanOrEqualTo(Math.max(LIMITS.maxHeadSize(), ChunkedDecoder.MAX_CHUNK_LINE));
                     break;
                 }
                 if (event instanceof ResponseEvent.Body body) {
