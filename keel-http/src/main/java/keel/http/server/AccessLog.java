@@ -2,37 +2,32 @@ package keel.http.server;
 
 import keel.core.log.Log;
 import keel.core.log.LogFormat;
+import keel.core.loop.EventLoop;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The access log: one line per request, handed by the connections' threads to one writer thread
- * through a queue bounded by {@code log.access-queue}. {@link #offer} never waits, not even for a
- * lock (the queue is a lock-free ring, {@link EntryRing}): when the queue is full (the sink is slow, or stuck: a terminal nobody reads) the line
- * is dropped and counted in {@link #dropped()}, as are the lines of a write that failed. The writer
- * sleeps until a line wakes it, lets the lines of the next 2 ms gather (or fewer, once the queue is
- * half full), then encodes them all ({@link AccessEntry}), hands them to the sink in writes of up to
- * 64 KiB, and flushes. It is a daemon thread, started with the server; {@link #close} (when the server
- * has stopped) writes what is queued, flushes and ends it.
+ * The access log: one line per request, encoded on the connection's thread ({@link AccessLines}) and
+ * handed, in blocks of whole lines, to one writer thread through a queue bounded by
+ * {@code log.access-queue} lines. {@link #offer} never waits, not even for a lock (the queue is a
+ * lock-free ring, {@link EntryRing}): when a block would take the queue past its bound (the sink is
+ * slow, or stuck: a terminal nobody reads) its lines are dropped and counted in {@link #dropped()}, as
+ * are the lines of a write that failed. The writer sleeps until a block wakes it, lets the blocks of
+ * the next 2 ms gather (or fewer, once the queue is half full), then hands them to the sink in writes
+ * of up to 64 KiB, and flushes. It is a daemon thread, started with the server; {@link #close} (when
+ * the server has stopped) writes what is queued, flushes and ends it.
  */
 final class AccessLog implements AutoCloseable {
     private static final Log LOG = Log.of(AccessLog.class);
-    /** Lines taken from the queue at once. */
-    private static final int BATCH = 256;
-    /** Bytes gathered before they go to the sink, so one write stays bounded whatever the lines. */
+    /** Bytes gathered before they go to the sink, so one write stays bounded whatever the blocks. */
     private static final int WRITE_SIZE = 64 * 1024;
     /**
      * How long the writer lets lines gather once one is queued: one wake-up and one write for all of
@@ -42,10 +37,16 @@ final class AccessLog implements AutoCloseable {
      */
     private static final long GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
     private static final long CLOSE_WAIT_MILLIS = 5_000;
-    private static final DateTimeFormatter SECOND = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.");
+
+    /** Whole lines, encoded: {@code count} of them in {@code bytes}. */
+    record Lines(byte[] bytes, int count) {
+    }
 
     private final LogFormat format;
-    private final EntryRing<AccessEntry> queue;
+    /** At most {@link #limit} lines; as many blocks, since a block holds one line or more. */
+    private final EntryRing<Lines> queue;
+    private final int limit;
+    private final AtomicInteger queuedLines = new AtomicInteger();
     /** Queued lines at which an offer wakes a writer that lets lines gather. */
     private final int wakeAt;
     private final OutputStream sink;
@@ -68,6 +69,7 @@ final class AccessLog implements AutoCloseable {
         this.format = format;
         this.gatherNanos = gatherNanos;
         this.queue = new EntryRing<>(queueSize);
+        this.limit = queueSize;
         this.wakeAt = Math.max(1, queueSize / 2);
         this.sink = sink;
         this.ownsSink = ownsSink;
@@ -98,23 +100,35 @@ final class AccessLog implements AutoCloseable {
         return options.access() ? new AccessLog(options.format(), options.accessQueue(), sink, false, "the given stream", GATHER_NANOS) : null;
     }
 
+    /** Where the lines of event loop {@code loop} are encoded; that loop's thread uses it. */
+    AccessLines linesOf(EventLoop loop) {
+        return AccessLines.onLoop(this, format, loop, ids.prefix());
+    }
+
+    /** Where the lines of one connection of the blocking transport are encoded; its thread uses it. */
+    AccessLines blockingLines() {
+        return AccessLines.blocking(this, format, ids.prefix());
+    }
+
     /** The ids of this server's requests; any thread. */
     RequestIds ids() {
         return ids;
     }
 
     /**
-     * Queues a line for the writer, or drops and counts it when the queue is full or the log closed;
-     * never waits. Wakes the writer when it sleeps for want of lines, or when this line fills half the
-     * queue while the writer lets lines gather.
+     * Queues a block of lines for the writer, or drops and counts them when they would take the queue
+     * past its bound or the log is closed; never waits. Wakes the writer when it sleeps for want of
+     * lines, or when these lines fill half the queue while the writer lets lines gather.
      */
-    void offer(AccessEntry entry) {
-        int size = closed ? 0 : queue.offer(entry);
-        if (size == 0) {
-            dropped.increment();
+    void offer(Lines lines) {
+        int count = lines.count();
+        int queued = closed ? Integer.MAX_VALUE : queuedLines.addAndGet(count);
+        if (queued > limit || queue.offer(lines) == 0) {
+            if (queued != Integer.MAX_VALUE) queuedLines.addAndGet(-count);
+            dropped.add(count);
             return;
         }
-        if (idle || size == wakeAt) {
+        if (idle || (queued >= wakeAt && queued - count < wakeAt)) {
             idle = false; // the offers after this one leave the wake-up to it
             LockSupport.unpark(writer);
         }
@@ -141,33 +155,18 @@ final class AccessLog implements AutoCloseable {
     // ---- the writer thread ----------------------------------------------------------------------
 
     private void writeUntilClosed() {
-        LineBuffer lines = new LineBuffer(sink, WRITE_SIZE);
-        Clock clock = new Clock();
-        List<AccessEntry> batch = new ArrayList<>(BATCH);
-        boolean failing = false;
+        Output out = new Output();
         while (true) {
             awaitLine();
             if (closed && queue.isEmpty()) break;
             if (!closed && gatherNanos > 0) LockSupport.parkNanos(this, gatherNanos); // one write for the lines of the next few ms
-            clock.calibrate();
-            int next = 0; // the entry of the batch being written
-            try {
-                while (take(batch) > 0) {
-                    for (next = 0; next < batch.size(); next++) {
-                        AccessEntry entry = batch.get(next);
-                        entry.writeTo(lines, format, clock.text(entry.endNanos()), ids.prefix());
-                    }
-                    batch.clear();
-                }
-                lines.flush();
-                failing = false;
-            } catch (IOException e) {
-                if (!failing) LOG.warn("access_log_write_failed", "destination", destination, "cause", e);
-                failing = true;
-                // Lost: the whole lines held, the one being written, and the rest of its batch.
-                dropped.add(lines.discard() + Math.max(0, batch.size() - next));
-                batch.clear();
+            Lines lines;
+            while ((lines = queue.poll()) != null) {
+                queuedLines.addAndGet(-lines.count());
+                out.add(lines);
             }
+            out.write();
+            out.flush();
         }
         if (ownsSink) {
             try {
@@ -178,11 +177,55 @@ final class AccessLog implements AutoCloseable {
         }
     }
 
-    /** Moves up to {@link #BATCH} lines from the queue to {@code batch}, freeing their places; returns how many. */
-    private int take(List<AccessEntry> batch) {
-        AccessEntry entry;
-        while (batch.size() < BATCH && (entry = queue.poll()) != null) batch.add(entry);
-        return batch.size();
+    /**
+     * The writer's gathering of blocks into writes of up to {@link #WRITE_SIZE} (a larger block goes
+     * alone). A failed write drops and counts its lines, warning once until a write succeeds again.
+     */
+    private final class Output {
+        private final byte[] bytes = new byte[WRITE_SIZE];
+        private int length;
+        private int lines;
+        private boolean failing;
+
+        void add(Lines block) {
+            if (WRITE_SIZE - length < block.bytes().length) write();
+            if (block.bytes().length >= WRITE_SIZE) {
+                write(block.bytes(), block.bytes().length, block.count());
+                return;
+            }
+            System.arraycopy(block.bytes(), 0, bytes, length, block.bytes().length);
+            length += block.bytes().length;
+            lines += block.count();
+        }
+
+        void write() {
+            if (length > 0) write(bytes, length, lines);
+            length = 0;
+            lines = 0;
+        }
+
+        private void write(byte[] from, int n, int count) {
+            try {
+                sink.write(from, 0, n);
+                failing = false;
+            } catch (IOException e) {
+                failed(e, count);
+            }
+        }
+
+        void flush() {
+            try {
+                sink.flush();
+            } catch (IOException e) {
+                failed(e, 0);
+            }
+        }
+
+        private void failed(IOException e, int count) {
+            if (!failing) LOG.warn("access_log_write_failed", "destination", destination, "cause", e);
+            failing = true;
+            dropped.add(count);
+        }
     }
 
     /**
@@ -198,36 +241,5 @@ final class AccessLog implements AutoCloseable {
             LockSupport.park(this);
         }
         idle = false;
-    }
-
-    /**
-     * A line's time, ISO-8601 in UTC with milliseconds ({@code 2026-11-21T11:39:34.123Z}), from its
-     * {@link System#nanoTime()} and the wall clock read once a batch; the date part is made once a second.
-     */
-    private static final class Clock {
-        private final byte[] text = new byte[24];
-        private long second = Long.MIN_VALUE;
-        /** Wall-clock nanoseconds since the epoch minus {@link System#nanoTime()}, as of the last batch. */
-        private long offsetNanos;
-
-        void calibrate() {
-            offsetNanos = System.currentTimeMillis() * 1_000_000 - System.nanoTime();
-        }
-
-        byte[] text(long nanoTime) {
-            long epochMillis = Math.floorDiv(nanoTime + offsetNanos, 1_000_000);
-            long s = Math.floorDiv(epochMillis, 1000);
-            if (s != second) {
-                second = s;
-                byte[] date = SECOND.format(LocalDateTime.ofEpochSecond(s, 0, ZoneOffset.UTC)).getBytes(StandardCharsets.US_ASCII);
-                System.arraycopy(date, 0, text, 0, 20);
-                text[23] = 'Z';
-            }
-            int millis = (int) Math.floorMod(epochMillis, 1000);
-            text[20] = (byte) ('0' + millis / 100);
-            text[21] = (byte) ('0' + millis / 10 % 10);
-            text[22] = (byte) ('0' + millis % 10);
-            return text;
-        }
     }
 }

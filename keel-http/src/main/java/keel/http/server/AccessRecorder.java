@@ -7,19 +7,17 @@ import keel.http.Request;
  * connection, confined to its thread (its event loop, or its blocking thread), reused request after
  * request. The connection tells it when a request was parsed ({@link #begin}), where its handler runs
  * ({@link #runsOn}), when its response starts and ends being handed over ({@link #responding},
- * {@link #finish}, with the connection's count of output bytes); {@code finish} offers the line.
- * A request costs one {@link AccessEntry} (plus an id when the client sent none) and two clock reads.
+ * {@link #finish}, with the connection's count of output bytes); {@code finish} encodes the line into
+ * the thread's {@link AccessLines}. A request costs two clock reads and no object (an id the server
+ * makes is a counter until it is written out).
  */
 final class AccessRecorder {
     private static final String NONE = "-";
-    /** The execution words, made once: {@link Execution#word()} builds a new string each call. */
-    private static final String[] EXECUTIONS = {
-            Execution.EVENT_LOOP.word(), Execution.WORKER_POOL.word(), Execution.VIRTUAL_THREAD.word()};
-    private static final String BLOCKING = "blocking";
 
-    private final AccessLog log;
+    private final AccessLines lines;
     private final RequestIds ids;
-    private final String loop;
+    /** Where handlers run unless {@link #runsOn} says otherwise: the loop, or the blocking thread. */
+    private final int defaultExecution;
     /** The client's sane {@code X-Request-Id}, or null when the id is made. */
     private String givenId;
     private long madeId;
@@ -27,7 +25,7 @@ final class AccessRecorder {
     private final StringBuilder madeIdText = new StringBuilder(32);
     private String method;
     private String target;
-    private String execution;
+    private int execution;
     private long bytesIn;
     /** False for an answer without a request: its line has no duration. */
     private boolean parsed;
@@ -35,20 +33,20 @@ final class AccessRecorder {
     private int status;
     private long outputMark;
 
-    private AccessRecorder(AccessLog log, String loop) {
-        this.log = log;
+    private AccessRecorder(AccessLog log, AccessLines lines, int defaultExecution) {
+        this.lines = lines;
         this.ids = log.ids();
-        this.loop = loop;
+        this.defaultExecution = defaultExecution;
     }
 
-    /** For a connection of event loop {@code loop}; null when the access log is off. */
-    static AccessRecorder onLoop(AccessLog log, String loop) {
-        return log == null ? null : new AccessRecorder(log, loop);
+    /** For a connection whose loop encodes its lines into {@code lines}; null when the access log is off. */
+    static AccessRecorder onLoop(AccessLog log, AccessLines lines) {
+        return log == null ? null : new AccessRecorder(log, lines, Execution.EVENT_LOOP.ordinal());
     }
 
     /** For a connection of the blocking transport; null when the access log is off. */
     static AccessRecorder blocking(AccessLog log) {
-        return log == null ? null : new AccessRecorder(log, null);
+        return log == null ? null : new AccessRecorder(log, log.blockingLines(), AccessLines.BLOCKING);
     }
 
     /** A request was parsed: its id is the client's {@code X-Request-Id} when sane, else a new one. */
@@ -58,7 +56,7 @@ final class AccessRecorder {
         method = request.method();
         target = request.target();
         bytesIn = request.body().length;
-        execution = loop == null ? BLOCKING : EXECUTIONS[Execution.EVENT_LOOP.ordinal()];
+        execution = defaultExecution;
         identify(request.header(RequestIds.HEADER));
     }
 
@@ -72,11 +70,10 @@ final class AccessRecorder {
         method = NONE;
         target = NONE;
         bytesIn = 0;
-        execution = loop == null ? BLOCKING : EXECUTIONS[Execution.EVENT_LOOP.ordinal()];
+        execution = defaultExecution;
         identify(null);
         responding(status, outputMark);
     }
-
     private void identify(String given) {
         if (given != null && RequestIds.isSane(given)) {
             givenId = given;
@@ -95,7 +92,7 @@ final class AccessRecorder {
 
     /** The nio dispatcher chose where the handler runs (the default is the loop, where the router answers 404 and 405). */
     void runsOn(Execution where) {
-        execution = EXECUTIONS[where.ordinal()];
+        execution = where.ordinal();
     }
 
     /** The response with {@code status} starts; {@code outputMark} is the connection's count of output bytes now. */
@@ -107,10 +104,15 @@ final class AccessRecorder {
     /** The response's last byte was handed to the connection, which has counted {@code outputMark} bytes: offers the line. */
     void finish(long outputMark) {
         long end = System.nanoTime();
-        log.offer(new AccessEntry(end, givenId, madeId, method, target, status, bytesIn,
-                outputMark - this.outputMark, parsed ? end - startNanos : 0, execution, loop));
+        lines.add(end, givenId, madeId, method, target, status, bytesIn, outputMark - this.outputMark,
+                parsed ? end - startNanos : 0, execution);
         givenId = null;
         method = null;
         target = null;
+    }
+
+    /** Hands the lines encoded so far to the log now, instead of at the end of the loop's turn. */
+    void handOver() {
+        lines.handOver();
     }
 }

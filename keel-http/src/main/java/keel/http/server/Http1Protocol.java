@@ -80,7 +80,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
     @Override
     public void onAttach(Channel attached) {
         this.channel = attached;
-        this.access = AccessRecorder.onLoop(home.context().accessLog(), attached.loop().name());
+        this.access = AccessRecorder.onLoop(home.context().accessLog(), home.accessLines());
     }
 
     @Override
@@ -266,6 +266,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
         stream = null;
         if (access != null) access.finish(handedOver());
         if (close) {
+            if (access != null) access.handOver(); // the line is with the log before the client sees the end
             state = State.CLOSING;
             channel.closeAfterFlush();
             return;
@@ -278,7 +279,10 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
     private void respondAndClose(Response response) {
         if (access != null) access.beginUnparsed(response.status(), handedOver());
         ResponsePlan.closing(response, access == null ? null : access.requestId()).write(channel.out(), response);
-        if (access != null) access.finish(handedOver());
+        if (access != null) {
+            access.finish(handedOver());
+            access.handOver();
+        }
         current = null;
         state = State.CLOSING;
         channel.closeAfterFlush();

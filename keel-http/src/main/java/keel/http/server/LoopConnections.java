@@ -25,6 +25,8 @@ final class LoopConnections {
     private final BufferPool buffers;
     private final Channel.Settings channelSettings;
     private final Set<Channel> open = new HashSet<>();
+    /** Where this loop's connections encode their access lines; null when the access log is off. */
+    private final AccessLines accessLines;
 
     LoopConnections(EventLoop loop, NioServer server) {
         this.loop = loop;
@@ -32,6 +34,7 @@ final class LoopConnections {
         ServerContext context = server.context();
         this.buffers = new BufferPool(context.readBufferSize(), 256);
         this.channelSettings = context.channelSettings(buffers);
+        this.accessLines = context.accessLog() == null ? null : context.accessLog().linesOf(loop);
     }
 
     /** Loop thread. */
@@ -72,6 +75,11 @@ final class LoopConnections {
     /** Closes every connection of this loop now; loop thread. */
     void closeAll() {
         for (Channel channel : new ArrayList<>(open)) channel.close();
+    }
+
+    /** Where this loop's connections encode their access lines; null when the access log is off. */
+    AccessLines accessLines() {
+        return accessLines;
     }
 
     EventLoop loop() {

@@ -16,8 +16,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The access log's writer thread on its own: it never sleeps through a line, and never makes a producer wait. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class AccessLogWriterTest {
-    private static AccessEntry entry(String id) {
-        return new AccessEntry(System.nanoTime(), id, 0, "GET", "/x", 200, 0, 10, 1_000, "event-loop", "keel-loop-0");
+    /** Offers the line of a request with id {@code id}, as a connection of the blocking transport does. */
+    private static void offer(AccessLog log, String id) {
+        log.blockingLines().add(System.nanoTime(), id, 0, "GET", "/x", 200, 0, 10, 1_000, AccessLines.BLOCKING);
     }
 
     @Test
@@ -36,7 +37,7 @@ class AccessLogWriterTest {
                 try {
                     for (int round = 0; round < rounds; round++) {
                         start.await();
-                        log.offer(entry(producer + "-" + round));
+                        offer(log, producer + "-" + round);
                         offered.await();
                     }
                 } catch (Exception e) {
@@ -64,7 +65,7 @@ class AccessLogWriterTest {
         LineSink sink = LineSink.open();
         AccessLog log = new AccessLog(LogFormat.TEXT, 8, sink, false, "test", TimeUnit.SECONDS.toNanos(30));
         try {
-            for (int i = 0; i < 4; i++) log.offer(entry("id-" + i)); // the first wakes the writer, which gathers for 30 s
+            for (int i = 0; i < 4; i++) offer(log, "id-" + i); // the first wakes the writer, which gathers for 30 s
             for (int i = 0; i < 4; i++) assertThat(sink.next()).contains(" request_id=id-" + i + " "); // within 5 s
         } finally {
             log.close();
@@ -75,10 +76,10 @@ class AccessLogWriterTest {
     void closingWritesWhatIsQueuedAndEndsTheThread() throws Exception {
         LineSink sink = LineSink.open();
         AccessLog log = new AccessLog(LogFormat.JSON, 100, sink, false, "test", TimeUnit.SECONDS.toNanos(30));
-        for (int i = 0; i < 50; i++) log.offer(entry("id-" + i));
+        for (int i = 0; i < 50; i++) offer(log, "id-" + i);
         log.close(); // the writer is gathering for 30 s: the close wakes it
         for (int i = 0; i < 50; i++) assertThat(sink.next()).contains("\"request_id\":\"id-" + i + "\"");
-        log.offer(entry("late"));
+        offer(log, "late");
         assertThat(log.dropped()).as("a line offered after the close").isEqualTo(1);
         assertThat(sink.waiting()).isZero();
     }

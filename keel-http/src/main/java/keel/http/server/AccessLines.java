@@ -1,0 +1,138 @@
+package keel.http.server;
+
+import keel.core.log.LogFormat;
+import keel.core.loop.EventLoop;
+
+import java.util.concurrent.RejectedExecutionException;
+
+import static java.nio.charset.StandardCharsets.US_ASCII;
+
+/**
+ * Where the access lines of one thread are encoded, on that thread, and handed to the {@link AccessLog}
+ * as blocks: one per event loop, whose lines go as one block at the end of the loop's turn (a task the
+ * first line of the turn queues) or when the block is full; one per connection of the blocking
+ * transport, whose lines go one by one. A line costs no object of its own: its constant parts, its
+ * execution and loop are bytes made once, its time is formatted once a millisecond ({@link LineClock})
+ * and its numbers are written as digits. Confined to its thread.
+ */
+final class AccessLines {
+    /** A loop's block: its lines go to the log once it is this full, whatever the turn. */
+    private static final int LOOP_BLOCK = 64 * 1024;
+    private static final int BLOCKING_LINE = 512;
+    /** Room for a line without its method, target, request id and tail. */
+    private static final int LINE_ROOM = 320;
+    /** Where a handler ran, as {@link AccessRecorder} numbers it: the executions in order, then the blocking transport. */
+    static final int BLOCKING = Execution.values().length;
+
+    private static final byte[] TEXT_TIME = bytes("time=");
+    private static final byte[] TEXT_ID = bytes(" event=access request_id=");
+    private static final byte[] TEXT_METHOD = bytes(" method=");
+    private static final byte[] TEXT_TARGET = bytes(" target=");
+    private static final byte[] TEXT_STATUS = bytes(" status=");
+    private static final byte[] TEXT_BYTES_IN = bytes(" bytes_in=");
+    private static final byte[] TEXT_BYTES_OUT = bytes(" bytes_out=");
+    private static final byte[] TEXT_DURATION = bytes(" duration_us=");
+    private static final byte[] JSON_TIME = bytes("{\"time\":\"");
+    private static final byte[] JSON_ID = bytes("\",\"level\":\"INFO\",\"logger\":\"keel.access\",\"event\":\"access\",\"request_id\":");
+    private static final byte[] JSON_METHOD = bytes(",\"method\":");
+    private static final byte[] JSON_TARGET = bytes(",\"target\":");
+    private static final byte[] JSON_STATUS = bytes(",\"status\":");
+    private static final byte[] JSON_BYTES_IN = bytes(",\"bytes_in\":");
+    private static final byte[] JSON_BYTES_OUT = bytes(",\"bytes_out\":");
+    private static final byte[] JSON_DURATION = bytes(",\"duration_us\":");
+
+    private final AccessLog log;
+    private final boolean json;
+    /** The loop whose lines these are, or null for a connection of the blocking transport. */
+    private final EventLoop loop;
+    private final byte[] idPrefix;
+    /** Per execution number: the end of a line, from the execution on (it names the loop, a constant here). */
+    private final byte[][] tails;
+    private final LineBuffer buffer;
+    private final LineClock clock = new LineClock();
+    private final Runnable handOver = this::handOver;
+    /** A hand-over task is queued on the loop. */
+    private boolean handOverQueued;
+
+    private AccessLines(AccessLog log, LogFormat format, EventLoop loop, String idPrefix) {
+        this.log = log;
+        this.json = format == LogFormat.JSON;
+        this.loop = loop;
+        this.idPrefix = bytes(idPrefix);
+        this.buffer = new LineBuffer(loop == null ? BLOCKING_LINE : LOOP_BLOCK);
+        this.tails = new byte[BLOCKING + 1][];
+        for (Execution execution : Execution.values()) tails[execution.ordinal()] = tail(execution.word(), loop == null ? null : loop.name());
+        tails[BLOCKING] = tail("blocking", null);
+    }
+
+    /** The lines of event loop {@code loop}; that loop's thread only. */
+    static AccessLines onLoop(AccessLog log, LogFormat format, EventLoop loop, String idPrefix) {
+        return new AccessLines(log, format, loop, idPrefix);
+    }
+
+    /** The lines of one connection of the blocking transport; its thread only. */
+    static AccessLines blocking(AccessLog log, LogFormat format, String idPrefix) {
+        return new AccessLines(log, format, null, idPrefix);
+    }
+
+    private byte[] tail(String execution, String loopName) {
+        if (json) {
+            return bytes(",\"execution\":\"" + execution + "\",\"loop\":" + (loopName == null ? "null" : keel.core.log.Json.appendString(new StringBuilder(), loopName)) + "}");
+        }
+        return bytes(" execution=" + execution + " loop=" + (loopName == null ? "-" : loopName));
+    }
+
+    /**
+     * Encodes one line: {@code givenId} is the client's id, or null for the one made from
+     * {@code madeId}; {@code execution} is {@link Execution#ordinal()} or {@link #BLOCKING}.
+     */
+    void add(long endNanos, String givenId, long madeId, String method, String target, int status, long bytesIn,
+             long bytesOut, long durationNanos, int execution) {
+        int variable = method.length() + target.length() + (givenId == null ? 0 : givenId.length());
+        int room = LINE_ROOM + tails[execution].length + (json ? 6 * variable : variable);
+        if (loop != null && !buffer.fits(room)) handOver(); // a full block goes now
+        buffer.room(room);
+        byte[] time = clock.text(endNanos);
+        if (json) {
+            buffer.put(JSON_TIME).put(time).put(JSON_ID);
+            if (givenId == null) buffer.put('"').put(idPrefix).hex(madeId).put('"');
+            else buffer.jsonString(givenId);
+            buffer.put(JSON_METHOD).jsonString(method).put(JSON_TARGET).jsonString(target)
+                    .put(JSON_STATUS).decimal(status).put(JSON_BYTES_IN).decimal(bytesIn).put(JSON_BYTES_OUT).decimal(bytesOut)
+                    .put(JSON_DURATION).decimal(durationNanos / 1_000);
+        } else {
+            // Every value is visible ASCII without spaces (the parser and RequestIds see to it): no quoting.
+            buffer.put(TEXT_TIME).put(time).put(TEXT_ID);
+            if (givenId == null) buffer.put(idPrefix).hex(madeId);
+            else buffer.ascii(givenId);
+            buffer.put(TEXT_METHOD).ascii(method).put(TEXT_TARGET).ascii(target)
+                    .put(TEXT_STATUS).decimal(status).put(TEXT_BYTES_IN).decimal(bytesIn).put(TEXT_BYTES_OUT).decimal(bytesOut)
+                    .put(TEXT_DURATION).decimal(durationNanos / 1_000);
+        }
+        buffer.put(tails[execution]);
+        buffer.endLine();
+        if (loop == null) handOver();
+        else if (!handOverQueued) queueHandOver();
+    }
+
+    /** The lines of this turn go to the log at its end: the loop runs its tasks after its ready channels. */
+    private void queueHandOver() {
+        try {
+            loop.execute(handOver);
+            handOverQueued = true;
+        } catch (RejectedExecutionException e) {
+            handOver(); // a full task queue or a stopped loop: the lines go now
+        }
+    }
+
+    /** Hands the lines held to the log. */
+    void handOver() {
+        handOverQueued = false;
+        AccessLog.Lines lines = buffer.take();
+        if (lines != null) log.offer(lines);
+    }
+
+    private static byte[] bytes(String text) {
+        return text.getBytes(US_ASCII);
+    }
+}
