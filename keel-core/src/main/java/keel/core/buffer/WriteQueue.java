@@ -57,8 +57,18 @@ public final class WriteQueue {
     }
 
     /** Writes the chars of an ASCII/ISO-8859-1 text, one byte each. */
+    @SuppressWarnings("deprecation") // String.getBytes(int, int, byte[], int) copies exactly that, without allocating
     public void putAscii(CharSequence text) {
         int length = text.length();
+        ByteBuffer tailNow = ensureTail(1);
+        if (tailNow.hasArray() && tailNow.remaining() >= length) { // the usual case: straight into the tail's array
+            byte[] array = tailNow.array();
+            int at = tailNow.arrayOffset() + tailNow.position();
+            if (text instanceof String string) string.getBytes(0, length, array, at);
+            else for (int j = 0; j < length; j++) array[at + j] = (byte) text.charAt(j);
+            tailNow.position(tailNow.position() + length);
+            return;
+        }
         int i = 0;
         while (i < length) {
             ByteBuffer target = ensureTail(1);

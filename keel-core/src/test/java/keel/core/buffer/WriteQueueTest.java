@@ -98,4 +98,17 @@ class WriteQueueTest {
         assertThat(out.size()).isEqualTo(100 + WriteQueue.COPY_THRESHOLD);
         assertThat(queue.pendingBytes()).isZero();
     }
+
+    @Test
+    void writesAsciiTextOfAnyKindWhetherItFitsTheTailOrSpillsOver() throws IOException {
+        WriteQueue queue = new WriteQueue(new BufferPool(16, 4));
+        StringBuilder id = new StringBuilder("5f2a9c01be34-1a");
+        queue.putAscii("X-Id: ");          // fits the tail
+        queue.putAscii(id);                // not a String, and longer than the 10 bytes left
+        queue.putAscii(new StringBuilder("\r\n")); // fits again
+        queue.putAscii("b".repeat(40));    // a String spilling over two more buffers
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        queue.writeTo(out);
+        assertThat(out.toString(StandardCharsets.ISO_8859_1)).isEqualTo("X-Id: 5f2a9c01be34-1a\r\n" + "b".repeat(40));
+    }
 }

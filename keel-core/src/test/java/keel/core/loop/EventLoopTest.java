@@ -148,6 +148,28 @@ class EventLoopTest {
     }
 
     @Test
+    void aTaskSeesTheClockAsTheLoopReadItBeforeTheTaskWithoutReadingItAgain() throws Exception {
+        AtomicLong now = new AtomicLong(1_000);
+        AtomicLong reads = new AtomicLong();
+        EventLoop counting = start(new EventLoop(EventLoop.Options.named("clock-loop"), () -> {
+            reads.incrementAndGet();
+            return now.get();
+        }));
+        CompletableFuture<long[]> seen = new CompletableFuture<>();
+        counting.execute(() -> {
+            now.addAndGet(500); // the clock moves while the first task runs
+            counting.execute(() -> {
+                long readsBefore = reads.get();
+                long last = counting.lastNanoTime();
+                seen.complete(new long[]{last, reads.get() - readsBefore});
+            });
+        });
+        long[] result = seen.get(5, TimeUnit.SECONDS);
+        assertThat(result[0]).as("read after the first task").isEqualTo(1_500);
+        assertThat(result[1]).as("clock reads made by lastNanoTime").isZero();
+    }
+
+    @Test
     void passesOnlyTheReadyOperationsARegistrationStillWants() throws Exception {
         start(loop);
         List<String> events = Collections.synchronizedList(new ArrayList<>());

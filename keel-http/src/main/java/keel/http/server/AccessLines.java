@@ -45,7 +45,6 @@ final class AccessLines {
     private final boolean json;
     /** The loop whose lines these are, or null for a connection of the blocking transport. */
     private final EventLoop loop;
-    private final byte[] idPrefix;
     /** Per execution number: the end of a line, from the execution on (it names the loop, a constant here). */
     private final byte[][] tails;
     private final LineBuffer buffer;
@@ -54,11 +53,10 @@ final class AccessLines {
     /** A hand-over task is queued on the loop. */
     private boolean handOverQueued;
 
-    private AccessLines(AccessLog log, LogFormat format, EventLoop loop, String idPrefix) {
+    private AccessLines(AccessLog log, LogFormat format, EventLoop loop) {
         this.log = log;
         this.json = format == LogFormat.JSON;
         this.loop = loop;
-        this.idPrefix = bytes(idPrefix);
         this.buffer = new LineBuffer(loop == null ? BLOCKING_LINE : LOOP_BLOCK);
         this.tails = new byte[BLOCKING + 1][];
         for (Execution execution : Execution.values()) tails[execution.ordinal()] = tail(execution.word(), loop == null ? null : loop.name());
@@ -66,13 +64,13 @@ final class AccessLines {
     }
 
     /** The lines of event loop {@code loop}; that loop's thread only. */
-    static AccessLines onLoop(AccessLog log, LogFormat format, EventLoop loop, String idPrefix) {
-        return new AccessLines(log, format, loop, idPrefix);
+    static AccessLines onLoop(AccessLog log, LogFormat format, EventLoop loop) {
+        return new AccessLines(log, format, loop);
     }
 
     /** The lines of one connection of the blocking transport; its thread only. */
-    static AccessLines blocking(AccessLog log, LogFormat format, String idPrefix) {
-        return new AccessLines(log, format, null, idPrefix);
+    static AccessLines blocking(AccessLog log, LogFormat format) {
+        return new AccessLines(log, format, null);
     }
 
     private byte[] tail(String execution, String loopName) {
@@ -83,10 +81,9 @@ final class AccessLines {
     }
 
     /**
-     * Encodes one line: {@code givenId} is the client's id, or null for the one made from
-     * {@code madeId}; {@code execution} is {@link Execution#ordinal()} or {@link #BLOCKING}.
+     * Encodes one line: {@code givenId} is the client's id, or null for {@code madeId}; {@code execution} is {@link Execution#ordinal()} or {@link #BLOCKING}.
      */
-    void add(long endNanos, String givenId, long madeId, String method, String target, int status, long bytesIn,
+    void add(long endNanos, String givenId, RequestIds.Made madeId, String method, String target, int status, long bytesIn,
              long bytesOut, long durationNanos, int execution) {
         int variable = method.length() + target.length() + (givenId == null ? 0 : givenId.length());
         int room = LINE_ROOM + tails[execution].length + (json ? 6 * variable : variable);
@@ -95,7 +92,7 @@ final class AccessLines {
         byte[] time = clock.text(endNanos);
         if (json) {
             buffer.put(JSON_TIME).put(time).put(JSON_ID);
-            if (givenId == null) buffer.put('"').put(idPrefix).hex(madeId).put('"');
+            if (givenId == null) buffer.put('"').put(madeId.bytes(), madeId.length()).put('"');
             else buffer.jsonString(givenId);
             buffer.put(JSON_METHOD).jsonString(method).put(JSON_TARGET).jsonString(target)
                     .put(JSON_STATUS).decimal(status).put(JSON_BYTES_IN).decimal(bytesIn).put(JSON_BYTES_OUT).decimal(bytesOut)
@@ -103,7 +100,7 @@ final class AccessLines {
         } else {
             // Every value is visible ASCII without spaces (the parser and RequestIds see to it): no quoting.
             buffer.put(TEXT_TIME).put(time).put(TEXT_ID);
-            if (givenId == null) buffer.put(idPrefix).hex(madeId);
+            if (givenId == null) buffer.put(madeId.bytes(), madeId.length());
             else buffer.ascii(givenId);
             buffer.put(TEXT_METHOD).ascii(method).put(TEXT_TARGET).ascii(target)
                     .put(TEXT_STATUS).decimal(status).put(TEXT_BYTES_IN).decimal(bytesIn).put(TEXT_BYTES_OUT).decimal(bytesOut)
@@ -113,6 +110,14 @@ final class AccessLines {
         buffer.endLine();
         if (loop == null) handOver();
         else if (!handOverQueued) queueHandOver();
+    }
+
+    /**
+     * When a request that is parsed now began: on a loop, when the loop took up the input that
+     * completed it (the loop's own last clock read, at no cost); on the blocking transport, now.
+     */
+    long startNanos() {
+        return loop != null ? loop.lastNanoTime() : System.nanoTime();
     }
 
     /** The lines of this turn go to the log at its end: the loop runs its tasks after its ready channels. */

@@ -102,12 +102,12 @@ final class AccessLog implements AutoCloseable {
 
     /** Where the lines of event loop {@code loop} are encoded; that loop's thread uses it. */
     AccessLines linesOf(EventLoop loop) {
-        return AccessLines.onLoop(this, format, loop, ids.prefix());
+        return AccessLines.onLoop(this, format, loop);
     }
 
     /** Where the lines of one connection of the blocking transport are encoded; its thread uses it. */
     AccessLines blockingLines() {
-        return AccessLines.blocking(this, format, ids.prefix());
+        return AccessLines.blocking(this, format);
     }
 
     /** The ids of this server's requests; any thread. */

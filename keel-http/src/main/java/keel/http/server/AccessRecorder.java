@@ -8,8 +8,8 @@ import keel.http.Request;
  * request. The connection tells it when a request was parsed ({@link #begin}), where its handler runs
  * ({@link #runsOn}), when its response starts and ends being handed over ({@link #responding},
  * {@link #finish}, with the connection's count of output bytes); {@code finish} encodes the line into
- * the thread's {@link AccessLines}. A request costs two clock reads and no object (an id the server
- * makes is a counter until it is written out).
+ * the thread's {@link AccessLines}. A request costs one clock read on a loop (two on the blocking
+ * transport) and no object.
  */
 final class AccessRecorder {
     private static final String NONE = "-";
@@ -20,9 +20,8 @@ final class AccessRecorder {
     private final int defaultExecution;
     /** The client's sane {@code X-Request-Id}, or null when the id is made. */
     private String givenId;
-    private long madeId;
-    /** The made id as text, for the response's header: reused, so a made id allocates nothing. */
-    private final StringBuilder madeIdText = new StringBuilder(32);
+    /** The made id, for the response's header and the line: reused, so a made id allocates nothing. */
+    private final RequestIds.Made madeId;
     private String method;
     private String target;
     private int execution;
@@ -36,6 +35,7 @@ final class AccessRecorder {
     private AccessRecorder(AccessLog log, AccessLines lines, int defaultExecution) {
         this.lines = lines;
         this.ids = log.ids();
+        this.madeId = ids.newMade();
         this.defaultExecution = defaultExecution;
     }
 
@@ -52,7 +52,7 @@ final class AccessRecorder {
     /** A request was parsed: its id is the client's {@code X-Request-Id} when sane, else a new one. */
     void begin(Request request) {
         parsed = true;
-        startNanos = System.nanoTime();
+        startNanos = lines.startNanos();
         method = request.method();
         target = request.target();
         bytesIn = request.body().length;
@@ -80,14 +80,12 @@ final class AccessRecorder {
             return;
         }
         givenId = null;
-        madeId = ids.next();
-        madeIdText.setLength(0);
-        ids.appendMade(madeIdText, madeId);
+        madeId.set(ids.next());
     }
 
     /** The id of the request begun last, echoed in its response's {@code X-Request-Id}; valid until the next begins. */
     CharSequence requestId() {
-        return givenId != null ? givenId : madeIdText;
+        return givenId != null ? givenId : madeId;
     }
 
     /** The nio dispatcher chose where the handler runs (the default is the loop, where the router answers 404 and 405). */

@@ -12,7 +12,6 @@ import java.util.Arrays;
  * an escape in JSON. Confined to one thread.
  */
 final class LineBuffer {
-    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
     private final StringBuilder escaped = new StringBuilder(64);
     private byte[] bytes;
@@ -75,6 +74,13 @@ final class LineBuffer {
         return this;
     }
 
+    /** The first {@code n} of {@code encoded}. */
+    LineBuffer put(byte[] encoded, int n) {
+        System.arraycopy(encoded, 0, bytes, length, n);
+        length += n;
+        return this;
+    }
+
     /** A count or size in decimal digits; a negative value (never one here) as {@code 0}. */
     LineBuffer decimal(long value) {
         if (value <= Integer.MAX_VALUE) return decimal((int) Math.max(0, value));
@@ -90,14 +96,6 @@ final class LineBuffer {
             value /= 10;
         }
         length += digits;
-        return this;
-    }
-
-    /** {@code value} in lower-case hex digits, without leading zeros. */
-    LineBuffer hex(long value) {
-        for (int shift = (63 - Long.numberOfLeadingZeros(value | 1)) & ~3; shift >= 0; shift -= 4) {
-            bytes[length++] = HEX[(int) (value >>> shift) & 0xf];
-        }
         return this;
     }
 

@@ -1,5 +1,6 @@
 package keel.http.server;
 
+import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,7 +17,7 @@ final class RequestIds {
     static final String HEADER = "X-Request-Id";
     /** The longest id taken from a client; a longer one is replaced. */
     static final int MAX_LENGTH = 128;
-    private static final char[] HEX = "0123456789abcdef".toCharArray();
+    private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
     private final String prefix;
     private final AtomicLong counter = new AtomicLong();
@@ -37,13 +38,62 @@ final class RequestIds {
         return prefix;
     }
 
-    /** Appends the id made from {@code number}: the prefix, then the number in hex. */
-    StringBuilder appendMade(StringBuilder out, long number) {
-        out.append(prefix);
-        for (int shift = (63 - Long.numberOfLeadingZeros(number | 1)) & ~3; shift >= 0; shift -= 4) {
-            out.append(HEX[(int) (number >>> shift) & 0xf]);
+    /** A new made id's text holder, to be {@link Made#set set} to one number after another. */
+    Made newMade() {
+        return new Made(prefix);
+    }
+
+    /**
+     * The text of a made id, the prefix then the number in hex, rewritten in place for each new id:
+     * no allocation. Confined to one thread; read it before it is set again.
+     */
+    static final class Made implements CharSequence {
+        private final byte[] text;
+        private final int prefixLength;
+        private int length;
+
+        @SuppressWarnings("deprecation") // getBytes(int, int, byte[], int) copies the ASCII prefix as it is
+        private Made(String prefix) {
+            this.prefixLength = prefix.length();
+            this.text = new byte[prefixLength + 16];
+            prefix.getBytes(0, prefixLength, text, 0);
+            this.length = prefixLength;
         }
-        return out;
+
+        /** Becomes the id made from {@code number}. */
+        Made set(long number) {
+            int at = prefixLength;
+            for (int shift = (63 - Long.numberOfLeadingZeros(number | 1)) & ~3; shift >= 0; shift -= 4) {
+                text[at++] = HEX[(int) (number >>> shift) & 0xf];
+            }
+            length = at;
+            return this;
+        }
+
+        /** The text's bytes: the first {@link #length()} of them. */
+        byte[] bytes() {
+            return text;
+        }
+
+        @Override
+        public int length() {
+            return length;
+        }
+
+        @Override
+        public char charAt(int index) {
+            return (char) text[index];
+        }
+
+        @Override
+        public CharSequence subSequence(int start, int end) {
+            return toString().substring(start, end);
+        }
+
+        @Override
+        public String toString() {
+            return new String(text, 0, length, StandardCharsets.US_ASCII);
+        }
     }
 
     /** 1 to {@link #MAX_LENGTH} visible ASCII characters: safe to echo in a header and to write in a log line. */

@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AccessLogWriterTest {
     /** Offers the line of a request with id {@code id}, as a connection of the blocking transport does. */
     private static void offer(AccessLog log, String id) {
-        log.blockingLines().add(System.nanoTime(), id, 0, "GET", "/x", 200, 0, 10, 1_000, AccessLines.BLOCKING);
+        log.blockingLines().add(System.nanoTime(), id, null, "GET", "/x", 200, 0, 10, 1_000, AccessLines.BLOCKING);
     }
 
     @Test

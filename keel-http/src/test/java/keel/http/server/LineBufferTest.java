@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The access lines' encoding: numbers, hex ids, JSON strings, and lines longer than the buffer. */
+/** The access lines' encoding: numbers, made ids, JSON strings, and lines longer than the buffer. */
 class LineBufferTest {
     private static String taken(LineBuffer line) {
         AccessLog.Lines lines = line.take();
@@ -24,16 +24,19 @@ class LineBufferTest {
     }
 
     @Test
-    void writesHexWithoutLeadingZerosAsMadeIdsDo() {
-        LineBuffer line = new LineBuffer(256);
+    void aMadeIdIsThePrefixAndTheNumberInHexWithoutLeadingZeros() {
         RequestIds ids = new RequestIds();
-        for (long value : new long[]{1, 15, 16, 255, 0x1234abcdL, Long.MAX_VALUE, -1}) {
-            line.hex(value).put(' ');
-            assertThat(ids.appendMade(new StringBuilder(), value).toString()).isEqualTo(ids.prefix() + Long.toHexString(value));
+        assertThat(ids.prefix()).matches("[0-9a-f]{12}-");
+        RequestIds.Made made = ids.newMade();
+        LineBuffer line = new LineBuffer(256);
+        for (long value : new long[]{1, 15, 16, 255, 0x1234abcdL, Long.MAX_VALUE, -1, 2}) {
+            assertThat(made.set(value).toString()).isEqualTo(ids.prefix() + Long.toHexString(value));
+            assertThat(made.length()).isEqualTo(made.toString().length());
+            line.put(made.bytes(), made.length()).put(' ');
         }
         line.endLine();
-        assertThat(taken(line)).isEqualTo("1 f 10 ff 1234abcd 7fffffffffffffff ffffffffffffffff \n");
-        assertThat(ids.prefix()).matches("[0-9a-f]{12}-");
+        assertThat(taken(line)).isEqualTo(ids.prefix() + "1 " + ids.prefix() + "f " + ids.prefix() + "10 " + ids.prefix() + "ff "
+                + ids.prefix() + "1234abcd " + ids.prefix() + "7fffffffffffffff " + ids.prefix() + "ffffffffffffffff " + ids.prefix() + "2 \n");
     }
 
     @Test
