@@ -20,26 +20,22 @@ final class AccessLines {
     private static final int LOOP_BLOCK = 64 * 1024;
     private static final int BLOCKING_LINE = 512;
     /** Room for a line without its method, target, request id and tail. */
-    private static final int LINE_ROOM = 320;
+    private static final int LINE_ROOM = 384;
     /** Where a handler ran, as {@link AccessRecorder} numbers it: the executions in order, then the blocking transport. */
     static final int BLOCKING = Execution.values().length;
 
-    private static final byte[] TEXT_TIME = bytes("time=");
-    private static final byte[] TEXT_ID = bytes(" event=access request_id=");
+    private static final String TEXT_HEAD = "time=%s event=access request_id=";
+    private static final String JSON_HEAD = "{\"time\":\"%s\",\"level\":\"INFO\",\"logger\":\"keel.access\",\"event\":\"access\",\"request_id\":";
     private static final byte[] TEXT_METHOD = bytes(" method=");
     private static final byte[] TEXT_TARGET = bytes(" target=");
-    private static final byte[] TEXT_STATUS = bytes(" status=");
-    private static final byte[] TEXT_BYTES_IN = bytes(" bytes_in=");
     private static final byte[] TEXT_BYTES_OUT = bytes(" bytes_out=");
     private static final byte[] TEXT_DURATION = bytes(" duration_us=");
-    private static final byte[] JSON_TIME = bytes("{\"time\":\"");
-    private static final byte[] JSON_ID = bytes("\",\"level\":\"INFO\",\"logger\":\"keel.access\",\"event\":\"access\",\"request_id\":");
     private static final byte[] JSON_METHOD = bytes(",\"method\":");
     private static final byte[] JSON_TARGET = bytes(",\"target\":");
-    private static final byte[] JSON_STATUS = bytes(",\"status\":");
-    private static final byte[] JSON_BYTES_IN = bytes(",\"bytes_in\":");
     private static final byte[] JSON_BYTES_OUT = bytes(",\"bytes_out\":");
     private static final byte[] JSON_DURATION = bytes(",\"duration_us\":");
+    /** Statuses whose part of the line ({@link #statusPart}) is made once. */
+    private static final int STATUSES = 600;
 
     private final AccessLog log;
     private final boolean json;
@@ -49,6 +45,15 @@ final class AccessLines {
     private final byte[][] tails;
     private final LineBuffer buffer;
     private final LineClock clock = new LineClock();
+    /** The line up to its request id, with the time of the last line in it. */
+    private final byte[] head;
+    private final int timeAt;
+    private final byte[] methodField;
+    private final byte[] targetField;
+    private final byte[] bytesOutField;
+    private final byte[] durationField;
+    /** Per status, its part of the line with the names around it ({@code " status=200 bytes_in="}), made at first use. */
+    private final byte[][] statusParts = new byte[STATUSES][];
     private final Runnable handOver = this::handOver;
     /** A hand-over task is queued on the loop. */
     private boolean handOverQueued;
@@ -58,6 +63,13 @@ final class AccessLines {
         this.json = format == LogFormat.JSON;
         this.loop = loop;
         this.buffer = new LineBuffer(loop == null ? BLOCKING_LINE : LOOP_BLOCK);
+        String head = json ? JSON_HEAD : TEXT_HEAD;
+        this.head = bytes(head.replace("%s", "0".repeat(24)));
+        this.timeAt = head.indexOf("%s");
+        this.methodField = json ? JSON_METHOD : TEXT_METHOD;
+        this.targetField = json ? JSON_TARGET : TEXT_TARGET;
+        this.bytesOutField = json ? JSON_BYTES_OUT : TEXT_BYTES_OUT;
+        this.durationField = json ? JSON_DURATION : TEXT_DURATION;
         this.tails = new byte[BLOCKING + 1][];
         for (Execution execution : Execution.values()) tails[execution.ordinal()] = tail(execution.word(), loop == null ? null : loop.name());
         tails[BLOCKING] = tail("blocking", null);
@@ -89,27 +101,35 @@ final class AccessLines {
         int room = LINE_ROOM + tails[execution].length + (json ? 6 * variable : variable);
         if (loop != null && !buffer.fits(room)) handOver(); // a full block goes now
         buffer.room(room);
-        byte[] time = clock.text(endNanos);
+        if (clock.advance(endNanos)) System.arraycopy(clock.text(), 0, head, timeAt, 24);
+        buffer.put(head);
         if (json) {
-            buffer.put(JSON_TIME).put(time).put(JSON_ID);
             if (givenId == null) buffer.put('"').put(madeId.bytes(), madeId.length()).put('"');
             else buffer.jsonString(givenId);
-            buffer.put(JSON_METHOD).jsonString(method).put(JSON_TARGET).jsonString(target)
-                    .put(JSON_STATUS).decimal(status).put(JSON_BYTES_IN).decimal(bytesIn).put(JSON_BYTES_OUT).decimal(bytesOut)
-                    .put(JSON_DURATION).decimal(durationNanos / 1_000);
+            buffer.put(methodField).jsonString(method).put(targetField).jsonString(target);
         } else {
             // Every value is visible ASCII without spaces (the parser and RequestIds see to it): no quoting.
-            buffer.put(TEXT_TIME).put(time).put(TEXT_ID);
             if (givenId == null) buffer.put(madeId.bytes(), madeId.length());
             else buffer.ascii(givenId);
-            buffer.put(TEXT_METHOD).ascii(method).put(TEXT_TARGET).ascii(target)
-                    .put(TEXT_STATUS).decimal(status).put(TEXT_BYTES_IN).decimal(bytesIn).put(TEXT_BYTES_OUT).decimal(bytesOut)
-                    .put(TEXT_DURATION).decimal(durationNanos / 1_000);
+            buffer.put(methodField).ascii(method).put(targetField).ascii(target);
         }
+        buffer.put(statusPart(status)).decimal(bytesIn).put(bytesOutField).decimal(bytesOut)
+                .put(durationField).decimal(durationNanos / 1_000);
         buffer.put(tails[execution]);
         buffer.endLine();
         if (loop == null) handOver();
         else if (!handOverQueued) queueHandOver();
+    }
+
+    private byte[] statusPart(int status) {
+        if (status < 0 || status >= STATUSES) return statusText(status);
+        byte[] part = statusParts[status];
+        if (part == null) statusParts[status] = part = statusText(status);
+        return part;
+    }
+
+    private byte[] statusText(int status) {
+        return bytes(json ? ",\"status\":" + status + ",\"bytes_in\":" : " status=" + status + " bytes_in=");
     }
 
     /**

@@ -6,7 +6,7 @@ import keel.core.loop.EventLoop;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.file.Files;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
@@ -27,8 +27,6 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class AccessLog implements AutoCloseable {
     private static final Log LOG = Log.of(AccessLog.class);
-    /** Bytes gathered before they go to the sink, so one write stays bounded whatever the blocks. */
-    private static final int WRITE_SIZE = 64 * 1024;
     /**
      * How long the writer lets lines gather once one is queued: one wake-up and one write for all of
      * them, instead of a wake-up and a system call per line, which on a busy CPU would cost each request
@@ -49,9 +47,7 @@ final class AccessLog implements AutoCloseable {
     private final AtomicInteger queuedLines = new AtomicInteger();
     /** Queued lines at which an offer wakes a writer that lets lines gather. */
     private final int wakeAt;
-    private final OutputStream sink;
-    private final boolean ownsSink;
-    private final String destination;
+    private final AccessSink sink;
     private final long gatherNanos;
     private final RequestIds ids = new RequestIds();
     private final LongAdder dropped = new LongAdder();
@@ -66,14 +62,16 @@ final class AccessLog implements AutoCloseable {
      * names it in warnings.
      */
     AccessLog(LogFormat format, int queueSize, OutputStream sink, boolean ownsSink, String destination, long gatherNanos) {
+        this(format, queueSize, AccessSink.stream(sink, ownsSink, destination), gatherNanos);
+    }
+
+    private AccessLog(LogFormat format, int queueSize, AccessSink sink, long gatherNanos) {
         this.format = format;
         this.gatherNanos = gatherNanos;
         this.queue = new EntryRing<>(queueSize);
         this.limit = queueSize;
         this.wakeAt = Math.max(1, queueSize / 2);
         this.sink = sink;
-        this.ownsSink = ownsSink;
-        this.destination = destination;
         this.writer = Thread.ofPlatform().name("keel-access-log").daemon(true).unstarted(this::writeUntilClosed);
         writer.start();
     }
@@ -86,13 +84,13 @@ final class AccessLog implements AutoCloseable {
         if (!options.access()) return null;
         Path file = options.accessFile();
         if (file == null) return new AccessLog(options.format(), options.accessQueue(), System.out, false, "standard output", GATHER_NANOS);
-        OutputStream out;
+        FileChannel out;
         try {
-            out = Files.newOutputStream(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+            out = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
         } catch (IOException e) {
             throw new IOException("cannot open the access log file " + file + " (log.access-file): " + e.getMessage(), e);
         }
-        return new AccessLog(options.format(), options.accessQueue(), out, true, file.toString(), GATHER_NANOS);
+        return new AccessLog(options.format(), options.accessQueue(), AccessSink.file(out, file.toString()), GATHER_NANOS);
     }
 
     /** Like {@link #open}, writing to {@code sink} (not closed at the end) instead of standard output or the file. */
@@ -149,13 +147,12 @@ final class AccessLog implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (writer.isAlive()) LOG.warn("access_log_stuck", "destination", destination, "queued_lines", queue.size());
+        if (writer.isAlive()) LOG.warn("access_log_stuck", "destination", sink.destination(), "queued_lines", queue.size());
     }
 
     // ---- the writer thread ----------------------------------------------------------------------
 
     private void writeUntilClosed() {
-        Output out = new Output();
         while (true) {
             awaitLine();
             if (closed && queue.isEmpty()) break;
@@ -163,69 +160,11 @@ final class AccessLog implements AutoCloseable {
             Lines lines;
             while ((lines = queue.poll()) != null) {
                 queuedLines.addAndGet(-lines.count());
-                out.add(lines);
+                dropped.add(sink.add(lines));
             }
-            out.write();
-            out.flush();
+            dropped.add(sink.flush());
         }
-        if (ownsSink) {
-            try {
-                sink.close();
-            } catch (IOException e) {
-                LOG.warn("access_log_close_failed", "destination", destination, "cause", e);
-            }
-        }
-    }
-
-    /**
-     * The writer's gathering of blocks into writes of up to {@link #WRITE_SIZE} (a larger block goes
-     * alone). A failed write drops and counts its lines, warning once until a write succeeds again.
-     */
-    private final class Output {
-        private final byte[] bytes = new byte[WRITE_SIZE];
-        private int length;
-        private int lines;
-        private boolean failing;
-
-        void add(Lines block) {
-            if (WRITE_SIZE - length < block.bytes().length) write();
-            if (block.bytes().length >= WRITE_SIZE) {
-                write(block.bytes(), block.bytes().length, block.count());
-                return;
-            }
-            System.arraycopy(block.bytes(), 0, bytes, length, block.bytes().length);
-            length += block.bytes().length;
-            lines += block.count();
-        }
-
-        void write() {
-            if (length > 0) write(bytes, length, lines);
-            length = 0;
-            lines = 0;
-        }
-
-        private void write(byte[] from, int n, int count) {
-            try {
-                sink.write(from, 0, n);
-                failing = false;
-            } catch (IOException e) {
-                failed(e, count);
-            }
-        }
-
-        void flush() {
-            try {
-                sink.flush();
-            } catch (IOException e) {
-                failed(e, 0);
-            }
-        }
-
-        private void failed(IOException e, int count) {
-            if (!failing) LOG.warn("access_log_write_failed", "destination", destination, "cause", e);
-            failing = true;
-            dropped.add(count);
-        }
+        sink.close();
     }
 
     /**

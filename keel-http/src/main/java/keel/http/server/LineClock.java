@@ -23,15 +23,20 @@ final class LineClock {
     private long calibratedAt;
     private boolean calibrated;
 
-    /** The time of {@code nanoTime}; the array is reused (valid until the next call). */
-    byte[] text(long nanoTime) {
+    /** The text of the time last {@link #advance advanced} to: 24 bytes, rewritten in place. */
+    byte[] text() {
+        return text;
+    }
+
+    /** Moves to {@code nanoTime}; true when its {@link #text} differs from the previous one. */
+    boolean advance(long nanoTime) {
         if (!calibrated || nanoTime - calibratedAt > CALIBRATE_NANOS) {
             calibrated = true;
             calibratedAt = nanoTime;
             offsetNanos = System.currentTimeMillis() * 1_000_000 - nanoTime;
         }
         long epochMillis = Math.floorDiv(nanoTime + offsetNanos, 1_000_000);
-        if (epochMillis == millis) return text;
+        if (epochMillis == millis) return false;
         millis = epochMillis;
         long s = Math.floorDiv(epochMillis, 1000);
         if (s != second) {
@@ -44,6 +49,6 @@ final class LineClock {
         text[20] = (byte) ('0' + ms / 100);
         text[21] = (byte) ('0' + ms / 10 % 10);
         text[22] = (byte) ('0' + ms % 10);
-        return text;
+        return true;
     }
 }
