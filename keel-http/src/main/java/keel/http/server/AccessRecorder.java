@@ -8,8 +8,9 @@ import keel.http.Request;
  * request. The connection tells it when a request was parsed ({@link #begin}), where its handler runs
  * ({@link #runsOn}), when its response starts and ends being handed over ({@link #responding},
  * {@link #finish}, with the connection's count of output bytes); {@code finish} encodes the line into
- * the thread's {@link AccessLines}. A request costs one clock read on a loop (two on the blocking
- * transport) and no object.
+ * the thread's {@link AccessLines}. A request costs no object; on a loop, it costs one clock read,
+ * or none when the dispatcher read the clock for its observer as the handler answered on the loop
+ * (two on the blocking transport).
  */
 final class AccessRecorder {
     private static final String NONE = "-";
@@ -29,6 +30,8 @@ final class AccessRecorder {
     /** False for an answer without a request: its line has no duration. */
     private boolean parsed;
     private long startNanos;
+    /** When the handler answered, as the dispatcher read the clock for its observer; 0 when it did not. */
+    private long answeredNanos;
     private int status;
     private long outputMark;
 
@@ -53,6 +56,7 @@ final class AccessRecorder {
     void begin(Request request) {
         parsed = true;
         startNanos = lines.startNanos();
+        answeredNanos = 0;
         method = request.method();
         target = request.target();
         bytesIn = request.body().length;
@@ -67,6 +71,7 @@ final class AccessRecorder {
      */
     void beginUnparsed(int status, long outputMark) {
         parsed = false;
+        answeredNanos = 0;
         method = NONE;
         target = NONE;
         bytesIn = 0;
@@ -93,6 +98,20 @@ final class AccessRecorder {
         execution = where.ordinal();
     }
 
+    /**
+     * The handler answered on the connection's loop at {@code nanoTime} (the dispatcher's clock read
+     * for its observer): a fixed response is then handed over within the same call, so its line takes
+     * that time as its end instead of reading the clock again.
+     */
+    void answeredAt(long nanoTime) {
+        answeredNanos = nanoTime;
+    }
+
+    /** The response streams its body: its line ends when the last byte is handed over, whenever the handler answered. */
+    void streaming() {
+        answeredNanos = 0;
+    }
+
     /** The response with {@code status} starts; {@code outputMark} is the connection's count of output bytes now. */
     void responding(int status, long outputMark) {
         this.status = status;
@@ -101,7 +120,8 @@ final class AccessRecorder {
 
     /** The response's last byte was handed to the connection, which has counted {@code outputMark} bytes: offers the line. */
     void finish(long outputMark) {
-        long end = System.nanoTime();
+        long end = answeredNanos != 0 ? answeredNanos : System.nanoTime();
+        answeredNanos = 0;
         lines.add(end, givenId, madeId, method, target, status, bytesIn, outputMark - this.outputMark,
                 parsed ? end - startNanos : 0, execution);
         givenId = null;

@@ -123,6 +123,13 @@ final class Dispatcher implements AutoCloseable {
          * answer, the exchange calls {@link #expire(HandlerCall, long)} there.
          */
         void deadline(HandlerCall call, long nanos);
+
+        /**
+         * On the thread that produced the answer (any), before the answer goes to the connection: the
+         * clock ({@link System#nanoTime()}) as the dispatcher read it then for its observer, so the
+         * exchange need not read it again. Not called when nobody observes.
+         */
+        void answeredAt(long nanoTime);
     }
 
     /**
@@ -155,16 +162,16 @@ final class Dispatcher implements AutoCloseable {
         try {
             match = routes.match(request.method(), request.path());
         } catch (HttpStatusException badPath) {
-            recorded(done, request, null, start).accept(Responses.forException(badPath, request));
+            recorded(done, request, null, start, exchange).accept(Responses.forException(badPath, request));
             return;
         }
         switch (match) {
-            case RouteMatch.NotFound notFound -> recorded(done, request, null, start).accept(Responses.notFound());
+            case RouteMatch.NotFound notFound -> recorded(done, request, null, start, exchange).accept(Responses.notFound());
             case RouteMatch.MethodNotAllowed notAllowed ->
-                    recorded(done, request, null, start).accept(Responses.methodNotAllowed(notAllowed.allowed()));
+                    recorded(done, request, null, start, exchange).accept(Responses.methodNotAllowed(notAllowed.allowed()));
             case RouteMatch.Found found -> {
                 Route route = found.route();
-                Consumer<Response> answer = recorded(done, request, route, start);
+                Consumer<Response> answer = recorded(done, request, route, start, exchange);
                 if (exchange != null && route.endpoint() instanceof Route.WebSocket webSocket) {
                     upgrade(route, webSocket.endpoint(), request.withPathParams(found.pathParams()), answer, exchange, start);
                     return;
@@ -342,16 +349,21 @@ final class Dispatcher implements AutoCloseable {
         done.accept(response);
     }
 
-    /** Reports each response to the observer; allocates nothing when nobody observes. */
-    private Consumer<Response> recorded(Consumer<Response> done, Request request, Route route, long start) {
+    /**
+     * Reports each response to the observer, and its time to {@code exchange} (when there is one); allocates
+     * nothing when nobody observes.
+     */
+    private Consumer<Response> recorded(Consumer<Response> done, Request request, Route route, long start, Exchange exchange) {
         if (!observing) return done;
         String pattern = route == null ? null : route.path();
         return response -> {
+            long now = System.nanoTime();
             try {
-                observer.onResponse(request.method(), pattern, response.status(), System.nanoTime() - start);
+                observer.onResponse(request.method(), pattern, response.status(), now - start);
             } catch (RuntimeException e) {
                 LOG.warn("observer_failed", e, "event", "response"); // metrics must never cost a response
             }
+            if (exchange != null) exchange.answeredAt(now);
             done.accept(response);
         };
     }

@@ -237,6 +237,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
         current = null;
         if (access != null) access.responding(response.status(), handedOver());
         if (plan.streamsBody()) {
+            if (access != null) access.streaming();
             stream = new ResponseStream(this, channel, response, plan);
             state = State.STREAMING;
             stream.start();
@@ -312,6 +313,12 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
         handlerDeadlineNanos = nanos;
         wait = Wait.HANDLER;
         channel.deadlineAfter(nanos);
+    }
+
+    /** An answer made on this loop is handed over within the same turn: its time stands for the line's end. */
+    @Override
+    public void answeredAt(long nanoTime) {
+        if (access != null && channel.loop().inEventLoop()) access.answeredAt(nanoTime);
     }
 
     /** The response bytes handed to the channel so far: written (or encrypted), and still queued. */

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -22,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -178,6 +180,38 @@ class AccessLogTest {
             for (int i = 0; i < 50; i++) logged.add(Line.parse(sink.next()).id());
             assertThat(logged).as("each line has its response's id").isEqualTo(echoed);
         }
+    }
+
+    /** The line's end comes after the handler whether or not an observer read the clock as it answered (then on the loop). */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void theDurationCoversTheHandlerOnTheLoopOrOffIt(boolean observed) throws Exception {
+        Router router = new Router();
+        router.with(Execution.EVENT_LOOP).get("/slow-loop", request -> sleepThenOk(30));
+        router.with(Execution.WORKER_POOL).get("/slow-worker", request -> sleepThenOk(30));
+        ServerObserver observer = observed ? new ServerObserver() {
+        } : ServerObserver.NONE;
+        LineSink sink = LineSink.open();
+        try (TestServer server = TestServer.startWithAccessLog(Wire.NIO, router, sink, observer, options -> { });
+             RawClient client = server.raw()) {
+            for (String path : List.of("/slow-loop", "/slow-worker")) {
+                Instant before = Instant.now();
+                assertThat(client.send(RawClient.get(path)).read().status()).isEqualTo(200);
+                Line line = Line.parse(sink.next());
+                assertThat(line.target()).isEqualTo(path);
+                assertThat(line.durationMicros()).as(path).isBetween(30_000L, 10_000_000L);
+                assertThat(Instant.parse(line.time())).as(path).isAfterOrEqualTo(before.plusMillis(29).truncatedTo(ChronoUnit.MILLIS));
+            }
+        }
+    }
+
+    private static Response sleepThenOk(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return Response.ok("slept");
     }
 
     @ParameterizedTest

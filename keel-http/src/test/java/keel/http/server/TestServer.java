@@ -52,6 +52,12 @@ public final class TestServer implements AutoCloseable {
         return start(router, options -> customize.accept(wire.configure(options.accessLog(true))), accessLog, ServerObserver.NONE);
     }
 
+    /** Like {@link #startWithAccessLog(Wire, Router, OutputStream, Consumer)}, with {@code observer} hearing every response. */
+    static TestServer startWithAccessLog(Wire wire, Router router, OutputStream accessLog, ServerObserver observer,
+                                         Consumer<ServerOptions.Builder> customize) {
+        return start(router, options -> customize.accept(wire.configure(options.accessLog(true))), accessLog, observer);
+    }
+
     private static TestServer start(Router router, Consumer<ServerOptions.Builder> customize, OutputStream accessLog, ServerObserver observer) {
         ServerOptions.Builder builder = ServerOptions.builder().host("127.0.0.1").port(0).loops(2)
                 .lingerDrain(Duration.ofSeconds(2));
