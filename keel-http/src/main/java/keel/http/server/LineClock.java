@@ -22,6 +22,9 @@ final class LineClock {
     private long offsetNanos;
     private long calibratedAt;
     private boolean calibrated;
+    /** The {@link System#nanoTime()} span of the millisecond {@link #text} shows: no division while a line falls in it. */
+    private long millisFrom;
+    private long millisTo;
 
     /** The text of the time last {@link #advance advanced} to: 24 bytes, rewritten in place. */
     byte[] text() {
@@ -30,12 +33,15 @@ final class LineClock {
 
     /** Moves to {@code nanoTime}; true when its {@link #text} differs from the previous one. */
     boolean advance(long nanoTime) {
+        if (calibrated && nanoTime - millisFrom >= 0 && nanoTime - millisTo < 0 && nanoTime - calibratedAt <= CALIBRATE_NANOS) return false;
         if (!calibrated || nanoTime - calibratedAt > CALIBRATE_NANOS) {
             calibrated = true;
             calibratedAt = nanoTime;
             offsetNanos = System.currentTimeMillis() * 1_000_000 - nanoTime;
         }
         long epochMillis = Math.floorDiv(nanoTime + offsetNanos, 1_000_000);
+        millisFrom = epochMillis * 1_000_000 - offsetNanos;
+        millisTo = millisFrom + 1_000_000;
         if (epochMillis == millis) return false;
         millis = epochMillis;
         long s = Math.floorDiv(epochMillis, 1000);
