@@ -276,7 +276,8 @@ public record ServerOptions(String host, int port, Transport transport, Executio
      *                    and, where the application applies it ({@code bin/keel serve}), every log line
      * @param access      write the access log
      * @param accessFile  the file the access log is appended to; null: standard output
-     * @param accessQueue lines that may wait for the access log's writer; past it a line is dropped and
+     * @param accessQueue lines that may wait for the access log's writer; a block of lines (a loop's
+     *                    turn, or a line of the blocking transport) that would go past it is dropped and
      *                    counted ({@link HttpServer#accessLogDropped()}), never waited for
      */
     public record Logging(LogFormat format, boolean access, Path accessFile, int accessQueue) {
