@@ -11,6 +11,10 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -42,6 +46,7 @@ import java.util.concurrent.TimeUnit;
  * channelReadComplete, so a burst of pipelined requests is answered with a single write.
  * With {@code --tls-cert} (a PEM certificate chain) and {@code --tls-key} (a PEM PKCS#8 key) it
  * serves HTTPS instead, through the JDK's own TLS engine (TLSv1.3 and TLSv1.2), for bench/tls.sh.
+ * With {@code --epoll} it runs on Linux's native epoll transport instead of NIO (bench/overload.sh).
  */
 public final class NettyHello {
     private static final AsciiString TEXT_PLAIN = AsciiString.cached("text/plain");
@@ -63,12 +68,14 @@ public final class NettyHello {
         int threads = Runtime.getRuntime().availableProcessors();
         String tlsCert = null;
         String tlsKey = null;
+        boolean epoll = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--port" -> port = Integer.parseInt(args[++i]);
                 case "--threads" -> threads = Integer.parseInt(args[++i]);
                 case "--tls-cert" -> tlsCert = args[++i];
                 case "--tls-key" -> tlsKey = args[++i];
+                case "--epoll" -> epoll = true;
                 default -> usage();
             }
         }
@@ -80,12 +87,17 @@ public final class NettyHello {
                         .sslProvider(SslProvider.JDK)
                         .protocols("TLSv1.3", "TLSv1.2")
                         .build();
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
+        if (epoll) {
+            Epoll.ensureAvailability();
+        }
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(threads,
+                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        Class<? extends ServerChannel> serverChannel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
         try {
             group.scheduleAtFixedRate(() -> date = formatNow(), 1, 1, TimeUnit.SECONDS);
             Channel server = new ServerBootstrap()
                     .group(group)
-                    .channel(NioServerSocketChannel.class)
+                    .channel(serverChannel)
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .option(ChannelOption.SO_REUSEADDR, true)
                     .childOption(ChannelOption.TCP_NODELAY, true)
@@ -100,6 +112,7 @@ public final class NettyHello {
                     })
                     .bind(port).sync().channel();
             System.out.println("netty-hello listening on port " + port + (ssl == null ? "" : " (TLS, JDK provider)")
+                    + (epoll ? " (epoll)" : " (nio)")
                     + " with " + threads + " event loop(s)");
             server.closeFuture().sync();
         } finally {
@@ -108,7 +121,7 @@ public final class NettyHello {
     }
 
     private static void usage() {
-        System.err.println("usage: netty-hello [--port N] [--threads N] [--tls-cert CHAIN.pem --tls-key KEY.pem]");
+        System.err.println("usage: netty-hello [--port N] [--threads N] [--epoll] [--tls-cert CHAIN.pem --tls-key KEY.pem]");
         System.exit(2);
     }
 
