@@ -215,19 +215,22 @@ final class Dispatcher implements AutoCloseable {
                 }
             }
             case WORKER_POOL -> {
+                boolean queued;
                 try {
                     // The place goes back as the answer goes to the loop (or as the deadline answers): a
                     // client that has read its answer never finds its own request still holding a place.
-                    runOnWorker(release -> {
+                    queued = runOnWorker(release -> {
                         call.releasesWithAnswer(release);
                         return () -> {
                             if (!call.isAnswered()) invoke(route, request, call); // not when the deadline passed while queued
                         };
                     });
-                } catch (RejectedExecutionException refused) {
-                    if (workers.isShutdown()) reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", call);
-                    else reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", call);
+                } catch (RejectedExecutionException stopped) {
+                    queued = false;
                 }
+                if (queued) return;
+                if (workers.isShutdown()) reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", call);
+                else reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", call);
             }
             case VIRTUAL_THREAD -> {
                 if (!virtualPermits.tryAcquire()) {
@@ -288,7 +291,9 @@ final class Dispatcher implements AutoCloseable {
     private Executor listenerExecutor(Route route) {
         return switch (executionOf(route)) {
             case EVENT_LOOP -> null;
-            case WORKER_POOL -> task -> runOnWorker(release -> task);
+            case WORKER_POOL -> task -> {
+                if (!runOnWorker(release -> task)) throw new RejectedExecutionException("worker pool is full");
+            };
             case VIRTUAL_THREAD -> this::runOnVirtualThread;
         };
     }
@@ -296,10 +301,13 @@ final class Dispatcher implements AutoCloseable {
     /**
      * Runs a task on the pool under one admission permit. {@code task} gets, before the task is
      * queued, a release that may give the permit back early (when its answer is handed over);
-     * otherwise, and at most once in all, the permit goes back when the task ends.
+     * otherwise, and at most once in all, the permit goes back when the task ends. False, with
+     * nothing queued, when no permit is left: a full pool refuses without creating an exception, a
+     * cost an overloaded server would pay on every request it sheds. Throws
+     * {@link RejectedExecutionException} once the pool is shut down.
      */
-    private void runOnWorker(Function<Runnable, Runnable> task) {
-        if (!workerPermits.tryAcquire()) throw new RejectedExecutionException("worker pool is full");
+    private boolean runOnWorker(Function<Runnable, Runnable> task) {
+        if (!workerPermits.tryAcquire()) return false;
         AtomicBoolean released = new AtomicBoolean();
         Runnable release = () -> {
             if (released.compareAndSet(false, true)) workerPermits.release();
@@ -317,6 +325,7 @@ final class Dispatcher implements AutoCloseable {
             release.run();
             throw stopped;
         }
+        return true;
     }
 
     private void runOnVirtualThread(Runnable task) {

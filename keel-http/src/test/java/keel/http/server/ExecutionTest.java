@@ -6,9 +6,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import jdk.jfr.Recording;
+import jdk.jfr.consumer.RecordingFile;
+
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -88,6 +93,52 @@ class ExecutionTest {
         });
         try (TestServer server = TestServer.start(router, b -> b.execution(Execution.WORKER_POOL).workerThreads(1).workerQueue(1))) {
             assertRefusedWhenFull(server, release, 2, "worker pool is full");
+        }
+    }
+
+    /**
+     * A server sheds overload with 503s that must cost little: refusing a request creates no
+     * exception (filling in a stack trace costs microseconds on every request shed). JFR's
+     * jdk.JavaExceptionThrow records every Throwable created while the 503s are answered.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Execution.class, names = {"WORKER_POOL", "VIRTUAL_THREAD"})
+    void aFullPoolRefusesWithoutCreatingAnException(Execution execution) throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        Router router = new Router().get("/block", request -> {
+            release.await(10, TimeUnit.SECONDS);
+            return Response.ok("done");
+        });
+        Path events = Files.createTempFile("refusals", ".jfr");
+        List<RawClient> held = new ArrayList<>();
+        try (TestServer server = TestServer.start(router, b -> b.execution(execution).workerThreads(1).workerQueue(1).virtualThreadLimit(2));
+             Recording recording = new Recording()) {
+            for (int i = 0; i < 2; i++) {
+                RawClient client = server.raw();
+                client.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n");
+                held.add(client);
+            }
+            awaitBusy(server, 2);
+            recording.enable("jdk.JavaExceptionThrow").withStackTrace();
+            recording.start();
+            try (RawClient extra = server.raw()) {
+                for (int i = 0; i < 20; i++) {
+                    extra.send("GET /block HTTP/1.1\r\nHost: t\r\n\r\n");
+                    assertThat(extra.timeout(5_000).read().status()).isEqualTo(503);
+                }
+            }
+            recording.stop();
+            recording.dump(events);
+            List<String> created = RecordingFile.readAllEvents(events).stream()
+                    .filter(e -> e.getStackTrace() != null && e.getStackTrace().getFrames().stream()
+                            .anyMatch(f -> f.getMethod().getType().getName().startsWith("keel.")))
+                    .map(e -> e.getClass("thrownClass").getName() + " " + e.getString("message"))
+                    .toList();
+            assertThat(created).isEmpty();
+        } finally {
+            release.countDown();
+            held.forEach(RawClient::close);
+            Files.deleteIfExists(events);
         }
     }
 
