@@ -32,8 +32,11 @@
 #   both: 0); 503 and 200 p50/p99 in ms, from send to the whole answer (goal: 503 p99 < 10 ms; the
 #   netty-floor row tells how much of it is this machine); RSS MiB at the first, largest and last
 #   measured second (bounded: it levels off; the per-second series is in the results folder);
-#   server CPU % over the measured seconds; driver CPU % (near 100 % would make the driver the
-#   bottleneck) and its longest pause between two turns of its loop.
+#   server CPU % over the measured seconds; Keel's loop lag p99 and max over warm-up and run (from
+#   its /metrics before and after: a loop late by that much delays every answer it writes); driver
+#   CPU % (near 100 % would make the driver the bottleneck) and its longest pause between two turns
+#   of its loop (a pause delays every answer it reads: on a busy machine, that is where a high 503
+#   p99 comes from when the loop lag is low; the series has both a second).
 #   Part B: RSS MiB before and with the idle connections; (with - before) / IDLE in KiB per
 #   connection, from RSS and from the Java heap after a full GC (goal: Keel's at or below Netty's);
 #   hello req/s and p99 alone and beside the idle connections; how many idle connections answered
@@ -46,7 +49,7 @@
 #
 # Environment (defaults in brackets)
 #   PARTS ["overload idle"]   MODES ["worker-pool virtual-thread netty-floor"] (also: route-limit)
-#   DURATION [60], WARMUP [5], DURATION_FLOOR [20]   seconds counted, not counted, of the floor row
+#   DURATION [60], WARMUP [10], DURATION_FLOOR [20]   seconds counted, not counted, of the floor row
 #   BLOCK_MS [50], CAPACITY [50], WORKER_QUEUE [50], OVERLOAD [10], CONNECTIONS [2000], TIMEOUT_MS [5000]
 #   IDLE [10000], PROBE_DURATION [10], PROBE_CONNECTIONS [16], IDLE_SERVERS ["keel netty"]
 #   PORT [18095], SERVER_CPU [0], CLIENT_CPU [1], READY_TIMEOUT [60], KEEL_BIN [bin/keel]
@@ -60,7 +63,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
 
 PARTS=${PARTS:-"overload idle"} MODES=${MODES:-"worker-pool virtual-thread netty-floor"}
-DURATION=${DURATION:-60} WARMUP=${WARMUP:-5} DURATION_FLOOR=${DURATION_FLOOR:-20}
+DURATION=${DURATION:-60} WARMUP=${WARMUP:-10} DURATION_FLOOR=${DURATION_FLOOR:-20}
 BLOCK_MS=${BLOCK_MS:-50} CAPACITY=${CAPACITY:-50} WORKER_QUEUE=${WORKER_QUEUE:-50} OVERLOAD=${OVERLOAD:-10}
 CONNECTIONS=${CONNECTIONS:-2000} TIMEOUT_MS=${TIMEOUT_MS:-5000}
 IDLE=${IDLE:-10000} PROBE_DURATION=${PROBE_DURATION:-10} PROBE_CONNECTIONS=${PROBE_CONNECTIONS:-16}
@@ -119,8 +122,18 @@ rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$JVM_PID/status"; }
 
 # --------------------------------------------------------- part A: overload ---
 
+# /metrics once the load has stopped; the last requests may still hold the pool, so a 503 is tried again.
+scrape_after() { # file
+  local i
+  for ((i = 0; i < 20; i++)); do
+    curl -sf --max-time 10 "$BASE/metrics" >"$1" && return 0
+    sleep 0.5
+  done
+  return 1
+}
+
 run_overload() { # mode
-  local mode=$1 out="$OUT/overload-$1" duration=$DURATION path="/benchmark/latency?ms=$BLOCK_MS" line
+  local mode=$1 out="$OUT/overload-$1" duration=$DURATION path="/benchmark/latency?ms=$BLOCK_MS" line lag lag99 lagmax
   case $mode in
     worker-pool) start_server "$out.server.log" --execution worker-pool --worker-threads "$CAPACITY" --worker-queue "$WORKER_QUEUE" ;;
     virtual-thread) start_server "$out.server.log" --execution virtual-thread --virtual-thread-limit "$CAPACITY" ;;
@@ -130,6 +143,8 @@ run_overload() { # mode
     netty-floor) start_netty "$out.server.log"; path=/benchmark/hello duration=$DURATION_FLOOR ;;
   esac
   locate_jvm || die "$mode: no JVM found under PID $SERVER_PID"
+  # Before the load: during it /metrics is a request like the others, shed with 503 when full.
+  if [[ $mode != netty-floor ]]; then curl -sf --max-time 10 "$BASE/metrics" >"$out.metrics-before.txt" || true; fi
   log "$mode: $RATE req/s on $CONNECTIONS connections to $path, ${WARMUP}s warm-up + ${duration}s"
   run_driver "$out.driver.txt" "$JAVA_HOME/bin/java" -cp "$DRIVER_CLASSES" OverloadDriver load --port "$PORT" \
     --path "$path" --connections "$CONNECTIONS" --rate "$RATE" --duration "$duration" --warmup "$WARMUP" \
@@ -137,10 +152,12 @@ run_overload() { # mode
     || { tail -n 20 "$out.driver.txt" >&2; die "$mode: the driver failed (output: $out.driver.txt)"; }
   line=$(grep '^offered=' "$out.driver.txt" | tail -n 1) || die "$mode: no result from the driver ($out.driver.txt)"
   kill -0 "$SERVER_PID" 2>/dev/null || die "$mode: the server died (log: $out.server.log)"
-  if [[ $mode != netty-floor ]]; then
-    curl -sf --max-time 10 "$BASE/metrics" | grep -E '^keel_http_server_(rejected|dropped|timeouts)_total' >"$out.metrics.txt" || true
+  lag="n/a n/a"
+  if [[ $mode != netty-floor ]] && scrape_after "$out.metrics.txt" && [[ -s $out.metrics-before.txt ]]; then
+    read -r lag99 lagmax _ < <(parse_metrics "$out.metrics-before.txt" "$out.metrics.txt" /benchmark/latency)
+    lag="$lag99 $lagmax"
   fi
-  printf '%s\t%s\t%s\n' "$mode" "$((RATE * duration))" "$line" >>"$A_ROWS"
+  printf '%s\t%s\t%s\n' "$mode" "$lag" "$line" >>"$A_ROWS"
   log "$mode: $line"
   stop_server
 }
@@ -202,16 +219,16 @@ emit_table() { # $1: optional remark for the heading
         "(worker-pool: queue $WORKER_QUEUE), offered $RATE req/s open loop on $CONNECTIONS connections," \
         "${WARMUP}s warm-up + ${DURATION}s counted (netty-floor: /benchmark/hello, ${DURATION_FLOOR}s); timeout ${TIMEOUT_MS} ms"
       echo
-      echo "| execution | offered | 200 | 503 | other | unsent | errors | timeouts | 503 p50 ms | 503 p99 ms | 200 p50 ms | 200 p99 ms | RSS MiB start / max / end | server CPU % | driver CPU % / max pause ms |"
-      echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"
-      while IFS=$'\t' read -r mode _ line; do
+      echo "| execution | offered | 200 | 503 | other | unsent | errors | timeouts | 503 p50 ms | 503 p99 ms | 200 p50 ms | 200 p99 ms | RSS MiB start / max / end | server CPU % | loop lag p99 / max ms | driver CPU % / max pause ms |"
+      echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|"
+      while IFS=$'\t' read -r mode lag line; do
         f() { field "$line" "$1"; }
         mib() { awk -v k="$1" 'BEGIN { printf (k < 0 ? "n/a" : "%.0f"), k / 1024 }'; }
         echo "| $mode | $(f offered) | $(f ok) | $(f shed) | $(f other) | $(f unsent)" \
           "| $(($(f errors) + $(f closed_idle) + $(f connect_errors))) | $(f timeouts)" \
           "| $(f shed_p50) | $(f shed_p99) | $(f ok_p50) | $(f ok_p99)" \
           "| $(mib "$(f rss_start_kib)") / $(mib "$(f rss_max_kib)") / $(mib "$(f rss_end_kib)")" \
-          "| $(f server_cpu_pct) | $(f driver_cpu_pct) / $(f driver_max_gap_ms) |"
+          "| $(f server_cpu_pct) | ${lag/ / \/ } | $(f driver_cpu_pct) / $(f driver_max_gap_ms) |"
       done <"$A_ROWS"
     fi
     if [[ -s $B_ROWS ]]; then

@@ -22,7 +22,8 @@ import java.util.Map;
  * GETs a second for {@code --duration} seconds, open loop: each millisecond it sends what the
  * schedule says is due, on the connection idle the longest, whatever the answers do. A request due
  * while every connection waits for an answer is counted {@code unsent} (the server holds them all).
- * The first {@code --warmup} seconds are sent but not counted. Every second it appends a line to
+ * The first {@code --warmup} seconds are sent but not counted. It reports its own longest pause
+ * between two turns of its loop (a pause delays the answers it reads). Every second it appends a line to
  * {@code --series}: answers by status and the resident set of process {@code --rss-pid} (the server),
  * whose CPU use over the measured seconds it reports too ({@code --clk-tck}: its clock ticks a second).
  *
@@ -41,6 +42,8 @@ public final class OverloadDriver {
     private final long clockTicks;
     private final Selector selector = Selector.open();
     private final Map<String, Long> counts = new HashMap<>();
+    /** The first failure's exception and message, for the result line. */
+    private String firstError;
 
     private OverloadDriver(Map<String, String> o) throws IOException {
         address = new InetSocketAddress(o.getOrDefault("host", "127.0.0.1"), Integer.parseInt(o.get("port")));
@@ -134,6 +137,11 @@ public final class OverloadDriver {
         counts.merge(what, 1L, Long::sum);
     }
 
+    private void failed(String what, Exception e) {
+        count(what);
+        if (firstError == null) firstError = (e.getClass().getSimpleName() + ":" + e.getMessage()).replace(' ', '_');
+    }
+
     private long count(String what, long dflt) {
         return counts.getOrDefault(what, dflt);
     }
@@ -156,9 +164,9 @@ public final class OverloadDriver {
             if (n < 0) throw new IOException("closed by the server");
             return c.answer();
         } catch (IOException | RuntimeException e) {
-            if (!c.connected) count("connect_errors");
-            else if (c.sentAt == 0) count("closed_idle");
-            else if (c.counted) count("errors");
+            if (!c.connected) failed("connect_errors", e);
+            else if (c.sentAt == 0) failed("closed_idle", e);
+            else if (c.counted) failed("errors", e);
             c.close();
             return FAILED;
         }
@@ -184,22 +192,24 @@ public final class OverloadDriver {
         if (idle.size() < connections) return "error=only " + idle.size() + " of " + connections + " connections opened";
         long connectRetries = count("connect_errors", 0);
         counts.clear();
+        firstError = null;
 
         Latencies ok = new Latencies(), shed = new Latencies(), other = new Latencies();
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         PrintWriter out = series == null ? null : new PrintWriter(Files.newBufferedWriter(Path.of(series)));
-        if (out != null) out.println("second\tanswered_200\tanswered_503\tanswered_other\terrors\tp99_503_ms\trss_kib");
+        if (out != null) out.println("second\tanswered_200\tanswered_503\tanswered_other\terrors\tp99_503_ms\tdriver_max_pause_ms\trss_kib");
         Latencies shedThisSecond = new Latencies();
         long start = System.nanoTime(), measureFrom = start + warmup * 1_000_000_000L;
         long end = measureFrom + duration * 1_000_000_000L, stop = end + timeoutNs;
         long sent = 0, unsent = 0, measuredSent = 0, cpuFrom = -1, lastTick = start, maxGap = 0, nextSecond = start;
         long rssStart = -1, rssMax = -1, rssEnd = -1, second = 0, lastTimeoutScan = start;
         long[] perSecond = new long[4];
-        long serverTicksFrom = -1;
+        long serverTicksFrom = -1, gapThisSecond = 0;
         while (true) {
             long now = System.nanoTime();
             if (now >= stop || (now >= end && idle.size() == connections)) break;
-            maxGap = Math.max(maxGap, now - lastTick);
+            if (now >= measureFrom) maxGap = Math.max(maxGap, now - lastTick);
+            gapThisSecond = Math.max(gapThisSecond, now - lastTick);
             lastTick = now;
             if (cpuFrom < 0 && now >= measureFrom) {
                 cpuFrom = os.getProcessCpuTime();
@@ -219,10 +229,10 @@ public final class OverloadDriver {
                     try {
                         c.send(now, measured);
                     } catch (IOException e) {
-                        if (measured) count("errors");
+                        if (measured) failed("errors", e);
                         c.close();
                         Conn fresh = replace(all, c);
-                        if (fresh.connected) idle.add(fresh);
+                        if (fresh != null && fresh.connected) idle.add(fresh);
                     }
                 }
             }
@@ -236,7 +246,7 @@ public final class OverloadDriver {
                     if (sentAt == 0) idle.remove(c);
                     perSecond[3]++;
                     Conn fresh = replace(all, c);
-                    if (fresh.connected) idle.add(fresh);
+                    if (fresh != null && fresh.connected) idle.add(fresh);
                     continue;
                 }
                 if (status == CONNECTED) idle.add(c); // a connection opened again
@@ -255,7 +265,7 @@ public final class OverloadDriver {
                         if (c.counted) count("timeouts");
                         c.close();
                         Conn fresh = replace(all, c);
-                        if (fresh.connected) idle.add(fresh);
+                        if (fresh != null && fresh.connected) idle.add(fresh);
                     }
                 }
             }
@@ -267,9 +277,10 @@ public final class OverloadDriver {
                     rssEnd = rss;
                 }
                 if (out != null) {
-                    out.printf("%d\t%d\t%d\t%d\t%d\t%s\t%d%n", second, perSecond[0], perSecond[1], perSecond[2], perSecond[3],
-                            shedThisSecond.ms(0.99), rss);
+                    out.printf("%d\t%d\t%d\t%d\t%d\t%s\t%.1f\t%d%n", second, perSecond[0], perSecond[1], perSecond[2], perSecond[3],
+                            shedThisSecond.ms(0.99), gapThisSecond / 1e6, rss);
                 }
+                gapThisSecond = 0;
                 shedThisSecond.clear();
                 Arrays.fill(perSecond, 0);
                 second++;
@@ -281,8 +292,8 @@ public final class OverloadDriver {
         double serverCpuPct = serverTicksFrom < 0 ? -1 : 100.0 * (cpuTicks(rssPid) - serverTicksFrom) * 1e9 / clockTicks / wall;
         for (Conn c : all) {
             if (c.sentAt != 0 && c.counted) count("timeouts"); // still unanswered at the end
-            c.close();
         }
+        reset(all);
         if (out != null) out.close();
         return "offered=" + (measuredSent + unsent) + " sent=" + measuredSent + " unsent=" + unsent
                 + " ok=" + ok.size() + " shed=" + shed.size() + " other=" + other.size()
@@ -291,18 +302,35 @@ public final class OverloadDriver {
                 + " timeouts=" + count("timeouts", 0) + " ok_p50=" + ok.ms(0.50) + " ok_p99=" + ok.ms(0.99) + " ok_max=" + ok.ms(1.0)
                 + " shed_p50=" + shed.ms(0.50) + " shed_p99=" + shed.ms(0.99) + " shed_max=" + shed.ms(1.0)
                 + " rss_start_kib=" + rssStart + " rss_max_kib=" + rssMax + " rss_end_kib=" + rssEnd
-                + String.format(" server_cpu_pct=%.0f driver_cpu_pct=%.0f driver_max_gap_ms=%.1f", serverCpuPct, cpuPct, maxGap / 1e6);
+                + String.format(" server_cpu_pct=%.0f driver_cpu_pct=%.0f driver_max_gap_ms=%.1f", serverCpuPct, cpuPct, maxGap / 1e6)
+                + " first_error=" + firstError;
     }
 
-    /** Replaces connection c (closed) in all with a new one, which the loop adds to the idle ones once connected. */
+    /** Replaces connection c (closed) in all with a new one, which the loop adds to the idle ones once connected; null if none opens. */
     private Conn replace(Conn[] all, Conn c) {
         int i = indexOf(all, c);
         try {
-            all[i] = new Conn();
+            return all[i] = new Conn();
         } catch (IOException e) {
-            count("connect_errors");
+            failed("connect_errors", e);
+            return null;
         }
-        return all[i];
+    }
+
+    /**
+     * Closes every connection with a reset (SO_LINGER 0), which leaves no TIME_WAIT behind: runs one
+     * after the other would otherwise run out of local ports to 127.0.0.1.
+     */
+    private static void reset(Conn[] all) {
+        for (Conn c : all) {
+            if (c == null) continue;
+            try {
+                if (c.socket.isOpen()) c.socket.setOption(java.net.StandardSocketOptions.SO_LINGER, 0);
+            } catch (IOException ignored) {
+                // closed anyway
+            }
+            c.close();
+        }
     }
 
     private static int indexOf(Conn[] all, Conn c) {
@@ -375,9 +403,11 @@ public final class OverloadDriver {
             selector.selectedKeys().clear();
         }
         long second = round(all, batch, false);
+        reset(all);
         return "opened=" + connections + " answered_first=" + first + " answered_after=" + second
                 + " closed_idle=" + count("closed_idle", 0) + " errors=" + count("errors", 0)
-                + " connect_errors=" + count("connect_errors", 0) + " timeouts=" + count("timeouts", 0);
+                + " connect_errors=" + count("connect_errors", 0) + " timeouts=" + count("timeouts", 0)
+                + " first_error=" + firstError;
     }
 
     /**
@@ -394,7 +424,7 @@ public final class OverloadDriver {
                     try {
                         all[i] = new Conn();
                     } catch (IOException e) {
-                        count("connect_errors");
+                        failed("connect_errors", e);
                         continue;
                     }
                 }
@@ -440,7 +470,7 @@ public final class OverloadDriver {
         try {
             c.send(System.nanoTime(), true);
         } catch (IOException e) {
-            count("errors");
+            failed("errors", e);
             c.close();
         }
     }
