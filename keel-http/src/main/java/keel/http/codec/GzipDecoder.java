@@ -12,7 +12,7 @@ import java.util.zip.ZipException;
  * arrive, {@link #read} decoded bytes into a buffer of the caller's size until it returns 0, feed
  * again. It never produces more than the caller asks for, so a body that inflates a thousandfold (a
  * zip bomb) costs no more memory than the caller's bound. Concatenated members decode as one body;
- * each member's CRC-32 and size are checked.
+ * each member's header CRC-16 (when present), CRC-32 and size are checked.
  *
  * <pre>
  *   HEADER ──10 bytes + optional fields──► DATA ──deflate end──► TRAILER ──CRC-32, ISIZE checked──► BOUNDARY
@@ -187,6 +187,7 @@ public final class GzipDecoder implements AutoCloseable {
         field = HeaderField.FIXED;
         fieldPosition = 0;
         headerSize = 0;
+        crc.reset(); // over the header first, for its CRC-16
     }
 
     /** Consumes header bytes; true once the header is complete. */
@@ -194,6 +195,7 @@ public final class GzipDecoder implements AutoCloseable {
         while (inPosition < inEnd) {
             int b = in[inPosition++] & 0xff;
             if (++headerSize > MAX_HEADER) throw new ZipException("gzip header larger than " + MAX_HEADER + " bytes");
+            if (field != HeaderField.HEADER_CRC) crc.update(b);
             switch (field) {
                 case FIXED -> {
                     fields[fieldPosition++] = (byte) b;
@@ -213,7 +215,8 @@ public final class GzipDecoder implements AutoCloseable {
                     if (b == 0) nextField(HeaderField.HEADER_CRC);
                 }
                 case HEADER_CRC -> {
-                    if (++fieldPosition == 2) nextField(HeaderField.DONE);
+                    fields[fieldPosition++] = (byte) b;
+                    if (fieldPosition == 2) checkHeaderCrc();
                 }
                 case DONE -> throw new IllegalStateException("header already read");
             }
@@ -234,6 +237,13 @@ public final class GzipDecoder implements AutoCloseable {
         if ((flags & RESERVED_FLAGS) != 0) throw new ZipException("reserved gzip header flags set");
         extraRemaining = 0;
         nextField(HeaderField.EXTRA_LENGTH);
+    }
+
+    /** RFC 1952 §2.3.1: the two low bytes of the CRC-32 of the header before them. */
+    private void checkHeaderCrc() throws ZipException {
+        int stated = (fields[0] & 0xff) | (fields[1] & 0xff) << 8;
+        if (stated != (int) (crc.getValue() & 0xffff)) throw new ZipException("gzip header CRC-16 mismatch");
+        nextField(HeaderField.DONE);
     }
 
     /** Moves to {@code candidate} or the first field after it that the flags say is present. */

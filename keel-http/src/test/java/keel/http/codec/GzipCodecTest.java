@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Random;
+import java.util.zip.CRC32;
 import java.util.zip.ZipException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -123,7 +124,9 @@ class GzipCodecTest {
         gzip.writeBytes(new byte[]{3, 0, 'x', 'y', 'z'}); // XLEN = 3
         gzip.writeBytes("name.txt\0".getBytes(StandardCharsets.US_ASCII));
         gzip.writeBytes("a comment\0".getBytes(StandardCharsets.US_ASCII));
-        gzip.writeBytes(new byte[]{0x12, 0x34}); // header CRC, not checked
+        CRC32 headerCrc = new CRC32();
+        headerCrc.update(gzip.toByteArray());
+        gzip.writeBytes(new byte[]{(byte) headerCrc.getValue(), (byte) (headerCrc.getValue() >>> 8)}); // CRC-16: its two low bytes
         gzip.write(plain, 10, plain.length - 10);
 
         assertThat(new String(GzipDecoder.decode(gzip.toByteArray(), 100), StandardCharsets.US_ASCII)).isEqualTo("hello");
@@ -150,13 +153,26 @@ class GzipCodecTest {
         assertThatThrownBy(() -> GzipDecoder.decode(new byte[0], 1 << 20)).isInstanceOf(ZipException.class);
     }
 
-    /** Found by fuzzing: a member that inflates to 2050 bytes, then holds an invalid distance code. */
+    /** Found by fuzzing: a member that inflates to 2050 bytes, then holds an invalid distance code (its header CRC-16 made right). */
     private static final byte[] VALID_THEN_CORRUPT = HexFormat.of().parseHex(
-            "1f8b081a0008007a480000c1c1c1c1c1c1c1c1c1c1b840351f8b081a0008007a480000c1c1c1c1c1c1c1c1c1c1c1c1c1"
+            "1f8b081a0008007a480000c1c1c1c1c1c1c1c1c1c1b840351f8b081a0038c87a480000c1c1c1c1c1c1c1c1c1c1c1c1c1"
             + "c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1"
             + "c1c1e907c1c1c1c1c1c1c1c1c1c1c1c1c1c141c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c141c1c1"
             + "c1c1c1c1c1c1c1c1c1c1c1c141c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1ffffff04c1c1c1c1c1c1c1c1c1c1c1c1c1c1c1"
             + "57");
+
+    /** "first " in a member whose header carries FHCRC; the last two header bytes are its CRC-16. */
+    private static byte[] memberWithHeaderCrc(String crc16) {
+        return HexFormat.of().parseHex("1f8b0802000000000003" + crc16 + "4bcb2c2a2e510000" + "fc7af11c" + "06000000");
+    }
+
+    @Test
+    void aHeaderCrc16IsChecked() throws IOException {
+        assertThat(new String(GzipDecoder.decode(memberWithHeaderCrc("a777"), 1024), StandardCharsets.US_ASCII)).isEqualTo("first ");
+        // Found by fuzzing: a member whose header CRC-16 is wrong was decoded where the JDK stops.
+        assertThatThrownBy(() -> GzipDecoder.decode(memberWithHeaderCrc("a778"), 1024)).isInstanceOf(ZipException.class)
+                .hasMessageContaining("header CRC-16");
+    }
 
     @ParameterizedTest
     @ValueSource(ints = {1, 3, 100, 4096})
