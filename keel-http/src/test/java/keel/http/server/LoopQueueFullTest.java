@@ -77,9 +77,13 @@ class LoopQueueFullTest {
         List<RawClient> clients = new ArrayList<>();
         try (TestServer server = TestServer.start(wire, router, reasons, b -> b.loops(1).loopTaskQueue(QUEUE))) {
             try {
+                // Connected one by one first: a hand-off to the loop takes a place for a moment, and so do
+                // the loop's first tasks (its lag probe, its sweep) on a machine slow to run them.
                 for (int i = 0; i < QUEUE; i++) {
-                    clients.add(server.raw().send(RawClient.get("/hold")));
+                    clients.add(server.raw());
+                    server.awaitOpenConnections(i + 1);
                 }
+                for (RawClient client : clients) client.send(RawClient.get("/hold"));
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
                 while (running.get() < QUEUE && System.nanoTime() - deadline < 0) Thread.sleep(5);
                 assertThat(running.get()).isEqualTo(QUEUE);
