@@ -151,6 +151,12 @@ class ExecutionTest {
         });
         try (TestServer server = TestServer.start(router, b -> b.execution(Execution.WORKER_POOL).workerThreads(2).workerQueue(2))) {
             for (int round = 0; round < 20; round++) {
+                // A place goes back as its answer leaves, a moment before its thread ends: the burst
+                // starts once the last round's threads are idle.
+                long idle = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while ((server.server().workerActive() > 0 || server.server().workerQueued() > 0) && System.nanoTime() < idle) {
+                    Thread.sleep(1);
+                }
                 release.set(new CountDownLatch(1));
                 List<RawClient> burst = new ArrayList<>();
                 for (int i = 0; i < 4; i++) burst.add(server.raw());
