@@ -20,10 +20,10 @@ import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Keeps the README's HTTP client example true: it runs as printed, against a real upstream. */
+/** Keeps the HTTP client example of docs/client.md true: it runs as printed, against a real upstream. */
 class ReadmeClientExampleTest {
 
-    /** The README's client example, calling the pricing upstream at {@code pricing}. */
+    /** The client example, calling the pricing upstream at {@code pricing}. */
     private static HttpServer startClientExample(HttpClient[] created, String pricing) throws Exception {
         HttpClient client = HttpClient.create(ClientOptions.builder()
                 .requestTimeout(Duration.ofSeconds(2))       // the whole call, retries included
@@ -40,13 +40,14 @@ class ReadmeClientExampleTest {
     }
 
     @Test
-    void theClientExampleInTheReadmeIsTheOneThisTestRuns() throws Exception {
-        String readme = Files.readString(ReadmeExampleTest.README);
-        int start = readme.indexOf("```java\n", readme.indexOf("## The HTTP client")) + 8;
-        String example = readme.substring(start, readme.indexOf("```", start));
+    void theClientExampleInTheDocsIsTheOneThisTestRuns() throws Exception {
+        String page = Files.readString(Path.of("..", "docs", "client.md"));
+        int start = page.indexOf("```java\n") + 8;
+        assertThat(start).as("the client example in docs/client.md").isGreaterThan(8);
+        String example = page.substring(start, page.indexOf("```", start));
         String source = Files.readString(Path.of("src/test/java/keel/lab/ReadmeClientExampleTest.java"));
         for (String line : example.lines().map(String::strip).filter(line -> !line.isEmpty()).toList()) {
-            assertThat(source).as("README client line missing from the tested example").contains(line);
+            assertThat(source).as("docs/client.md line missing from the tested example").contains(line);
         }
     }
 

@@ -19,21 +19,21 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Keeps the README's WebSocket example true: it runs as printed (with port 0 and a queue for the printing). */
+/** Keeps the WebSocket example of docs/websocket.md true: it runs as printed (with port 0 and a queue for the printing). */
 class WsReadmeExampleTest {
-    private static final Path README = Path.of("..", "README.md");
+    private static final Path PAGE = Path.of("..", "docs", "websocket.md");
 
     @Test
-    void theWebSocketExampleInTheReadmeIsTheOneThisTestRuns() throws Exception {
-        String readme = Files.readString(README);
+    void theWebSocketExampleInTheDocsIsTheOneThisTestRuns() throws Exception {
+        String page = Files.readString(PAGE);
         String source = Files.readString(Path.of("src/test/java/keel/lab/WsReadmeExampleTest.java"));
-        int start = readme.indexOf("```java\nWsListener chat");
-        assertThat(start).as("the WebSocket example in README.md").isPositive();
-        String example = readme.substring(start + 8, readme.indexOf("```", start + 8));
+        int start = page.indexOf("```java\nWsListener chat");
+        assertThat(start).as("the WebSocket example in docs/websocket.md").isPositive();
+        String example = page.substring(start + 8, page.indexOf("```", start + 8));
         for (String line : example.lines().toList()) {
             String code = line.strip();
             if (code.isEmpty() || code.equals("}") || code.contains("localhost:8080") || code.startsWith("System.out")) continue;
-            assertThat(source).as("README line missing from the tested example").contains(code);
+            assertThat(source).as("docs/websocket.md line missing from the tested example").contains(code);
         }
     }
 
