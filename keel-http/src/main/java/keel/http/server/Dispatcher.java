@@ -119,7 +119,15 @@ final class Dispatcher implements AutoCloseable {
         void runsOn(Execution execution);
 
         /**
-         * On the connection's loop, before the handler runs: once {@code nanos} pass without an
+         * On the connection's loop, before a handler whose answer may come later or from another
+         * thread runs (any execution but a synchronous handler on the loop): reserves the place of
+         * that answer in the loop's task queue, so it can always come back. False when the queue is
+         * full: the request is then answered 503 at once, on the loop.
+         */
+        boolean reserveAnswer();
+
+        /**
+         * On the connection's loop, after {@link #reserveAnswer}: once {@code nanos} pass without an
          * answer, the exchange calls {@link #expire(HandlerCall, long)} there.
          */
         void deadline(HandlerCall call, long nanos);
@@ -182,7 +190,16 @@ final class Dispatcher implements AutoCloseable {
                     return;
                 }
                 Execution execution = executionOf(route);
-                if (exchange != null) exchange.runsOn(execution);
+                // A synchronous handler on the loop answers before dispatch returns: no place to reserve,
+                // and no deadline (nothing could answer while it holds the loop; the guard watches it).
+                boolean answersLater = execution != Execution.EVENT_LOOP || route.endpoint() instanceof Route.Async;
+                if (exchange != null) {
+                    exchange.runsOn(execution);
+                    if (answersLater && !exchange.reserveAnswer()) {
+                        reject(ServerObserver.Rejection.LOOP_QUEUE_FULL, "event loop task queue is full", answer);
+                        return;
+                    }
+                }
                 HandlerCall call = new HandlerCall(answer);
                 Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
                 if (limit != null) {
@@ -193,9 +210,10 @@ final class Dispatcher implements AutoCloseable {
                     call.releasesWithAnswer(limit::release);
                 }
                 long deadline = route.deadlineOr(handlerDeadline).toNanos();
-                if (deadline > 0) {
-                    if (exchange != null) exchange.deadline(call, deadline);
-                    else call.expireAfter(deadline, deadlineResponse(deadline), () -> rejected(ServerObserver.Rejection.DEADLINE));
+                if (deadline > 0 && exchange == null) {
+                    call.expireAfter(deadline, deadlineResponse(deadline), () -> rejected(ServerObserver.Rejection.DEADLINE));
+                } else if (deadline > 0 && answersLater) {
+                    exchange.deadline(call, deadline);
                 }
                 Request routed = RequestCoding.decoding(request.withPathParams(found.pathParams()), route.maxBodySizeOr(maxBodySize));
                 if (onCallingThread) invoke(route, routed, call);

@@ -61,6 +61,8 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
     /** The handler run of the current request while it has a deadline, else null. */
     private HandlerCall handlerCall;
     private long handlerDeadlineNanos;
+    /** True from {@link #reserveAnswer} until the answer takes (or gives back) its place in the loop's task queue. */
+    private boolean answerReserved;
     private ResponseStream stream;
     /** The client's certificate chain (TLS with client authentication), or null. */
     private List<X509Certificate> peerCertificates;
@@ -177,11 +179,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
 
     // ---- the request path ------------------------------------------------------------------------
 
-    /**
-     * Hands the request to the dispatcher, with a place reserved in the loop's task queue for its
-     * answer: an answer made on another thread can then always come back. Without a place the loop is
-     * overloaded, and the request is answered 503 here, while that is still possible.
-     */
+    /** Hands the request to the dispatcher, which answers through {@link #onResponseFromAnyThread}. */
     private void onRequest(Request request) {
         if (peerCertificates != null) request = request.withPeerCertificates(peerCertificates);
         current = request;
@@ -189,23 +187,34 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
         state = State.HANDLING;
         channel.pauseInput(); // pipelined requests wait until this one is answered
         waitFor(Wait.NONE, false);
-        if (!channel.loop().tryReserveTask()) {
-            home.context().observer().onRejected(ServerObserver.Rejection.LOOP_QUEUE_FULL);
-            onResponseOrClose(Responses.overloaded("event loop task queue is full"));
-            return;
-        }
         home.context().dispatcher().dispatch(request, onResponse, channel.loop(), this);
     }
 
-    /** The dispatcher's callback: moves the response onto the channel's loop, in the place {@link #onRequest} reserved. */
+    /**
+     * A handler that may answer from another thread is about to run: the place of its answer in the
+     * loop's task queue is taken now, while a refusal can still be answered here.
+     */
+    @Override
+    public boolean reserveAnswer() {
+        answerReserved = channel.loop().tryReserveTask();
+        return answerReserved;
+    }
+
+    /** The dispatcher's callback: moves the response onto the channel's loop, in the place {@link #reserveAnswer} took. */
     private void onResponseFromAnyThread(Response response) {
         if (channel.loop().inEventLoop()) {
-            channel.loop().cancelReservedTask();
+            if (answerReserved) {
+                answerReserved = false;
+                channel.loop().cancelReservedTask();
+            }
             onResponseOrClose(response);
             return;
         }
         try {
-            channel.loop().executeReserved(() -> onResponseOrClose(response));
+            channel.loop().executeReserved(() -> {
+                answerReserved = false;
+                onResponseOrClose(response);
+            });
         } catch (RejectedExecutionException stopped) {
             // Only a stopped loop refuses a reserved place: it closed its channels, this one included.
             home.context().observer().onDropped(ServerObserver.Drop.LOOP_STOPPED);
@@ -253,7 +262,6 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
      */
     @Override
     public void upgrade(WsHandshake.Accepted accepted, WsConnection.Binding binding, Runnable release) {
-        channel.loop().cancelReservedTask(); // no answer comes back for this request
         if (access != null) access.responding(101, handedOver());
         WsHandshake.writeSwitchingProtocols(channel.out(), accepted);
         if (access != null) access.finish(handedOver());
