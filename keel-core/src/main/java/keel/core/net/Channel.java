@@ -107,6 +107,8 @@ public final class Channel implements IoHandler {
     private ByteBuffer in;
     private boolean inputPaused;
     private boolean inputEnded;
+    /** The protocol has heard of the end of input. */
+    private boolean endReported;
     private boolean writable = true;
     private boolean delivering;
     private boolean deliverAgain;
@@ -211,7 +213,12 @@ public final class Channel implements IoHandler {
         resumeInput();
     }
 
-    /** Stops offering input to the protocol (and reading it) until {@link #resumeInput}. */
+    /**
+     * Stops offering input to the protocol until {@link #resumeInput}. The channel still reads while
+     * its input buffer has room, so a pause of a moment (a handler off the loop) changes no poller
+     * interest; a peer that goes on sending is held back by the full buffer, then by TCP. The end of
+     * input, when it comes meanwhile, reaches the protocol after it resumes.
+     */
     public void pauseInput() {
         inputPaused = true;
         updateInterest();
@@ -502,8 +509,7 @@ public final class Channel implements IoHandler {
     /** The peer ended its output (called by the TLS layer for {@code close_notify} too). */
     void onEndOfInput() {
         inputEnded = true;
-        deliver(); // what was buffered before the end
-        if (state == State.OPEN) protocol.onEndOfInput(this);
+        deliver(); // what was buffered before the end, then the end itself
         flush();
     }
 
@@ -541,6 +547,10 @@ public final class Channel implements IoHandler {
         } finally {
             delivering = false;
         }
+        if (inputEnded && !endReported && !inputPaused && state == State.OPEN) {
+            endReported = true; // once, after the input before it, and never while the protocol has paused
+            protocol.onEndOfInput(this);
+        }
     }
 
     /** The plain-text input buffer, in write mode; the TLS layer decrypts into it. */
@@ -573,7 +583,7 @@ public final class Channel implements IoHandler {
 
     private boolean wantsInput() {
         boolean room = tls != null ? tls.canRead() : in == null || in.hasRemaining();
-        return room && !inputPaused && !inputEnded && (settings.readsWhileBacklogged() || isWritable());
+        return room && !inputEnded && (settings.readsWhileBacklogged() || isWritable());
     }
 
     // ---- writing and closing ---------------------------------------------------------------------
