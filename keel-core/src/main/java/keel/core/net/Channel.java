@@ -115,6 +115,11 @@ public final class Channel implements IoHandler {
     /** True while a write-ready event flushes: the protocol hears of the flush from that event. */
     private boolean inWriteEvent;
     private boolean writableNoticeQueued;
+    private boolean flushQueued;
+    private final Runnable flushQueuedOutput = () -> {
+        flushQueued = false;
+        flush();
+    };
     /** True while the protocol reads {@link #in} (read mode). */
     private boolean inputFlipped;
     private long bytesWritten;
@@ -308,6 +313,20 @@ public final class Channel implements IoHandler {
             return;
         }
         afterWrite();
+    }
+
+    /**
+     * Flushes after the tasks the loop holds now: answers that reached the loop together (one task
+     * each) leave in one write. At once when the loop cannot take the task.
+     */
+    public void flushSoon() {
+        if (flushQueued) return;
+        try {
+            loop.execute(flushQueuedOutput);
+            flushQueued = true;
+        } catch (RejectedExecutionException full) {
+            flush();
+        }
     }
 
     /** True while queued output is under the high water mark (with hysteresis down to the low one). */

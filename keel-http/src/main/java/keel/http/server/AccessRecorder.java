@@ -54,8 +54,13 @@ final class AccessRecorder {
 
     /** A request was parsed: its id is the client's {@code X-Request-Id} when sane, else a new one. */
     void begin(Request request) {
+        begin(request, lines.startNanos());
+    }
+
+    /** {@link #begin(Request)} for a request parsed at {@code parsedNanos}, before its turn came (pipelined behind others). */
+    void begin(Request request, long parsedNanos) {
         parsed = true;
-        startNanos = lines.startNanos();
+        startNanos = parsedNanos;
         answeredNanos = 0;
         method = request.method();
         target = request.target();

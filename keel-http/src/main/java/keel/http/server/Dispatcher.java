@@ -103,43 +103,6 @@ final class Dispatcher implements AutoCloseable {
         return routes;
     }
 
-    /** The exchange of a nio connection, which hears where its request runs and can become a WebSocket. */
-    interface Exchange {
-        /**
-         * On the connection's loop, before {@code dispatch} returns: answer 101 for {@code accepted}
-         * and hand the socket to a {@link WsConnection} with {@code binding}; {@code release} runs
-         * once when that connection closes. {@code done} is not called for this request.
-         */
-        void upgrade(WsHandshake.Accepted accepted, WsConnection.Binding binding, Runnable release);
-
-        /**
-         * On the connection's loop, before the handler runs: the execution it runs under (not called
-         * when the router answers by itself, 404 or 405, on the loop).
-         */
-        void runsOn(Execution execution);
-
-        /**
-         * On the connection's loop, before a handler whose answer may come later or from another
-         * thread runs (any execution but a synchronous handler on the loop): reserves the place of
-         * that answer in the loop's task queue, so it can always come back. False when the queue is
-         * full: the request is then answered 503 at once, on the loop.
-         */
-        boolean reserveAnswer();
-
-        /**
-         * On the connection's loop, after {@link #reserveAnswer}: once {@code nanos} pass without an
-         * answer, the exchange calls {@link #expire(HandlerCall, long)} there.
-         */
-        void deadline(HandlerCall call, long nanos);
-
-        /**
-         * On the thread that produced the answer (any), before the answer goes to the connection: the
-         * clock ({@link System#nanoTime()}) as the dispatcher read it then for its observer, so the
-         * exchange need not read it again. Not called when nobody observes.
-         */
-        void answeredAt(long nanoTime);
-    }
-
     /**
      * Routes {@code request} and answers through {@code done}, possibly before this method returns.
      * {@code loop} is the connection's event loop: an {@code EVENT_LOOP} handler runs on it, labelled
@@ -217,12 +180,62 @@ final class Dispatcher implements AutoCloseable {
                 }
                 Request routed = RequestCoding.decoding(request.withPathParams(found.pathParams()), route.maxBodySizeOr(maxBodySize));
                 if (onCallingThread) invoke(route, routed, call);
-                else run(execution, route, routed, call, loop);
+                else run(execution, route, routed, call, loop, exchange);
             }
         }
     }
 
-    private void run(Execution execution, Route route, Request request, HandlerCall call, EventLoop loop) {
+    /** A pipelined request appended to a {@link PipelineRun}: its answer's gate, and its deadline (0: none). */
+    record Follower(HandlerCall call, long deadlineNanos) {
+    }
+
+    /**
+     * On the connection's loop, while {@code run} lasts: appends {@code request}, pipelined behind the
+     * run's, as its next step, when it can run there as it would have alone: a synchronous handler under
+     * the run's execution, on a route without a concurrency limit, with a place under the pool's (or
+     * the virtual threads') limit and one for its answer in the loop's task queue. Null, with nothing
+     * taken, when it cannot (or the run is over): the connection dispatches it afresh later. The
+     * request's deadline is the exchange's to arm once the answers before it are written.
+     */
+    Follower follow(PipelineRun run, Request request, Consumer<Response> done, Exchange exchange) {
+        RouteMatch match;
+        try {
+            match = routes.match(request.method(), request.path());
+        } catch (HttpStatusException badPath) {
+            return null;
+        }
+        if (!(match instanceof RouteMatch.Found found)) return null;
+        Route route = found.route();
+        Execution execution = run.execution();
+        if (!(route.endpoint() instanceof Route.Sync) || executionOf(route) != execution || routeLimits.containsKey(route)
+                || RequestCoding.unsupported(request) != null) {
+            return null;
+        }
+        Semaphore permits = execution == Execution.WORKER_POOL ? workerPermits : virtualPermits;
+        if (!permits.tryAcquire()) return null;
+        if (!exchange.reserveAnswer()) {
+            permits.release();
+            return null;
+        }
+        HandlerCall call = new HandlerCall(recorded(done, request, route, observing ? System.nanoTime() : 0, exchange));
+        call.releasesWithAnswer(permits::release);
+        Request routed = RequestCoding.decoding(request.withPathParams(found.pathParams()), route.maxBodySizeOr(maxBodySize));
+        if (!run.tryAppend(step(route, routed, call))) {
+            permits.release(); // the call is dropped unanswered: what it holds goes back here
+            exchange.releaseAnswer();
+            return null;
+        }
+        return new Follower(call, route.deadlineOr(handlerDeadline).toNanos());
+    }
+
+    private PipelineRun.Step step(Route route, Request request, HandlerCall call) {
+        return new PipelineRun.Step(call, () -> invoke(route, request, call));
+    }
+
+    private void run(Execution execution, Route route, Request request, HandlerCall call, EventLoop loop, Exchange exchange) {
+        // A synchronous handler off the loop runs as the first step of a run the pipelined requests behind it may join.
+        PipelineRun run = execution != Execution.EVENT_LOOP && exchange != null && route.endpoint() instanceof Route.Sync
+                ? new PipelineRun(execution, step(route, request, call)) : null;
         switch (execution) {
             case EVENT_LOOP -> {
                 loop.markActivity(route);
@@ -239,16 +252,20 @@ final class Dispatcher implements AutoCloseable {
                     // client that has read its answer never finds its own request still holding a place.
                     queued = runOnWorker(release -> {
                         call.releasesWithAnswer(release);
-                        return () -> {
-                            if (!call.isAnswered()) invoke(route, request, call); // not when the deadline passed while queued
-                        };
+                        if (run == null) return step(route, request, call);
+                        exchange.runs(run); // the pipelined requests behind join before the run starts
+                        return run;
                     });
                 } catch (RejectedExecutionException stopped) {
                     queued = false;
                 }
                 if (queued) return;
-                if (workers.isShutdown()) reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", call);
-                else reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", call);
+                if (workers.isShutdown()) {
+                    reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", call);
+                    if (run != null) run.refuse(joined -> reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", joined));
+                } else {
+                    reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", call);
+                }
             }
             case VIRTUAL_THREAD -> {
                 if (!virtualPermits.tryAcquire()) {
@@ -256,7 +273,8 @@ final class Dispatcher implements AutoCloseable {
                     return;
                 }
                 call.releasesWithAnswer(virtualPermits::release);
-                virtualThreads.newThread(() -> invoke(route, request, call)).start();
+                if (run != null) exchange.runs(run); // the pipelined requests behind join before the run starts
+                virtualThreads.newThread(run != null ? run : step(route, request, call)).start();
             }
         }
     }

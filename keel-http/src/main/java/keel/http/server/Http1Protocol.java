@@ -14,6 +14,7 @@ import keel.http.ws.WsHandshake;
 
 import java.nio.ByteBuffer;
 import java.security.cert.X509Certificate;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
@@ -36,15 +37,39 @@ import javax.net.ssl.SSLSession;
  *   HANDLING ──a WebSocket route accepted the handshake: 101, channel.switchTo(WsConnection)──► UPGRADED
  * </pre>
  *
- * Responses leave in request order because the exchange handles one request at a time: pipelined
- * requests wait in the channel's input (which it stops offering while a handler runs). Parsing stops
- * while the channel is over its high water mark, so a client that does not read cannot grow server
- * memory; the channel answers all the responses one batch of input produced with one write.
+ * Responses leave in request order because the exchange answers one request at a time: pipelined
+ * requests wait in the channel's input (which it stops offering while a handler runs). One exception
+ * saves a thread hop per request: while a synchronous handler runs off the loop, the safe requests
+ * (GET, HEAD, no body) pipelined behind it that would run on the same kind of thread join its
+ * {@link PipelineRun}, up to {@link #PIPELINE_AHEAD} of them, and run after it on its thread; their
+ * answers come back in order and are written as each one's turn comes, all of them with one write
+ * when they come together. Parsing stops while the channel is over its high water mark, so a client
+ * that does not read cannot grow server memory; the channel answers all the responses one batch of
+ * input produced with one write.
  */
-final class Http1Protocol implements Protocol, Dispatcher.Exchange {
+final class Http1Protocol implements Protocol, Exchange {
     private static final Log LOG = Log.of(Http1Protocol.class);
 
     private enum State { READING, HANDLING, STREAMING, CLOSING, UPGRADED, CLOSED }
+
+    /** The most pipelined requests that join a run behind the one being handled. */
+    static final int PIPELINE_AHEAD = 16;
+
+    /** A request parsed while another was handled, in a run behind it, and its answer once it came. */
+    private static final class Ahead {
+        final Request request;
+        final Dispatcher.Follower follower;
+        final Execution execution;
+        final long parsedNanos;
+        Response answer;
+
+        Ahead(Request request, Dispatcher.Follower follower, Execution execution, long parsedNanos) {
+            this.request = request;
+            this.follower = follower;
+            this.execution = execution;
+            this.parsedNanos = parsedNanos;
+        }
+    }
 
     private final long id;
     private final LoopConnections home;
@@ -61,8 +86,16 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
     /** The handler run of the current request while it has a deadline, else null. */
     private HandlerCall handlerCall;
     private long handlerDeadlineNanos;
-    /** True from {@link #reserveAnswer} until the answer takes (or gives back) its place in the loop's task queue. */
-    private boolean answerReserved;
+    /** Answers with a place reserved ({@link #reserveAnswer}) in the loop's task queue, not yet taken or given back. */
+    private int reservedAnswers;
+    /** The run of the request being handled while pipelined requests may join it, else null. */
+    private PipelineRun run;
+    /** The requests that joined it, in order; at most {@link #PIPELINE_AHEAD}. */
+    private final ArrayDeque<Ahead> ahead = new ArrayDeque<>();
+    /** What was parsed behind them and could not join (another execution, an error, a 100-continue): handled in its turn. */
+    private ParseResult held;
+    /** The channel's input while {@link #onInput} hands a request over, else null. */
+    private ByteBuffer input;
     private ResponseStream stream;
     /** The client's certificate chain (TLS with client authentication), or null. */
     private List<X509Certificate> peerCertificates;
@@ -106,12 +139,57 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
                     waitFor(Wait.forReading(parser, in.hasRemaining()), true); // a body's deadline restarts with progress
                     return;
                 }
-                case ParseResult.ContinueExpected c -> Http1Writer.writeContinue(channel.out());
-                case ParseResult.Failed failed -> respondAndClose(Responses.error(failed.status(), failed.reason()));
-                case ParseResult.Parsed parsed -> onRequest(parsed.request());
+                default -> {
+                    input = in; // for the requests pipelined behind this one, should they join its run
+                    try {
+                        onParsed(result);
+                    } finally {
+                        input = null;
+                    }
+                }
             }
         }
         if (state == State.READING) waitFor(Wait.forReading(parser, in.hasRemaining()), false); // stopped by the water mark
+    }
+
+    private void onParsed(ParseResult result) {
+        switch (result) {
+            case ParseResult.ContinueExpected c -> Http1Writer.writeContinue(channel.out());
+            case ParseResult.Failed failed -> respondAndClose(Responses.error(failed.status(), failed.reason()));
+            case ParseResult.Parsed parsed -> onRequest(parsed.request());
+            case ParseResult.NeedMore needMore -> throw new IllegalArgumentException("nothing parsed");
+        }
+    }
+
+    /**
+     * While a synchronous handler runs off the loop: the complete requests buffered behind its request
+     * join its run while they can; the first that cannot is held for its turn, and so is a request
+     * that stops the run (one that is not safe to run ahead: it has a body, or asks to close).
+     */
+    private void parseAhead(ByteBuffer in) {
+        while (run != null && ahead.size() < PIPELINE_AHEAD && in.hasRemaining() && channel.isWritable()) {
+            long parsedNanos = access == null ? 0 : channel.loop().lastNanoTime();
+            ParseResult result = parser.parse(in);
+            if (result instanceof ParseResult.NeedMore) return; // the rest of it is read in its turn
+            Request request = result instanceof ParseResult.Parsed parsed && runsAhead(parsed.request()) ? withPeer(parsed.request()) : null;
+            Dispatcher.Follower follower = request == null ? null : home.context().dispatcher().follow(run, request, onResponse, this);
+            if (follower == null) {
+                held = result;
+                run = null;
+                return;
+            }
+            ahead.add(new Ahead(request, follower, run.execution(), parsedNanos));
+        }
+    }
+
+    /** A request another may be run ahead of the answers before it: safe, without a body, and keeping the connection. */
+    private static boolean runsAhead(Request request) {
+        String method = request.method();
+        return (method.equals("GET") || method.equals("HEAD")) && request.body().length == 0 && request.keepAlive();
+    }
+
+    private Request withPeer(Request request) {
+        return peerCertificates == null ? request : request.withPeerCertificates(peerCertificates);
     }
 
     /** The client closed its side: finish what is being written (over TLS, then close_notify), then close. */
@@ -168,6 +246,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
         state = State.CLOSED;
         wait = Wait.NONE;
         handlerCall = null;
+        dropAhead();
         if (stream != null) {
             try {
                 stream.cancel();
@@ -181,7 +260,7 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
 
     /** Hands the request to the dispatcher, which answers through {@link #onResponseFromAnyThread}. */
     private void onRequest(Request request) {
-        if (peerCertificates != null) request = request.withPeerCertificates(peerCertificates);
+        request = withPeer(request);
         current = request;
         if (access != null) access.begin(request);
         state = State.HANDLING;
@@ -196,23 +275,34 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
      */
     @Override
     public boolean reserveAnswer() {
-        answerReserved = channel.loop().tryReserveTask();
-        return answerReserved;
+        if (!channel.loop().tryReserveTask()) return false;
+        reservedAnswers++;
+        return true;
+    }
+
+    @Override
+    public void releaseAnswer() {
+        reservedAnswers--;
+        channel.loop().cancelReservedTask();
+    }
+
+    @Override
+    public void runs(PipelineRun started) {
+        run = started;
+        if (input != null) parseAhead(input);
     }
 
     /** The dispatcher's callback: moves the response onto the channel's loop, in the place {@link #reserveAnswer} took. */
     private void onResponseFromAnyThread(Response response) {
         if (channel.loop().inEventLoop()) {
-            if (answerReserved) {
-                answerReserved = false;
-                channel.loop().cancelReservedTask();
-            }
+            // Made here: a refusal, a deadline, or a synchronous handler on the loop (which reserved nothing).
+            if (reservedAnswers > 0) releaseAnswer();
             onResponseOrClose(response);
             return;
         }
         try {
             channel.loop().executeReserved(() -> {
-                answerReserved = false;
+                reservedAnswers--;
                 onResponseOrClose(response);
             });
         } catch (RejectedExecutionException stopped) {
@@ -237,7 +327,9 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
 
     private void onResponse(Response response) {
         if (state != State.HANDLING) {
-            if (response.isStreamed()) DiscardingSubscriber.discard(response.stream()); // closed while the handler ran
+            Ahead waiting = state == State.STREAMING ? firstUnanswered() : null;
+            if (waiting != null) waiting.answer = response; // a request ahead answered while the one before it streams
+            else if (response.isStreamed()) DiscardingSubscriber.discard(response.stream()); // closed while the handler ran
             return;
         }
         handlerCall = null;
@@ -270,19 +362,67 @@ final class Http1Protocol implements Protocol, Dispatcher.Exchange {
         channel.switchTo(WsConnection.server(id, binding, home.context().webSocketSettings(), release));
     }
 
-    /** After a response is fully queued: read the next request, or close once the bytes are out. */
+    /**
+     * After a response is fully queued: the next request run ahead takes its turn, or the one held,
+     * or the next one is read; or the connection closes once the bytes are out.
+     */
     void finishExchange(boolean close) {
         stream = null;
         if (access != null) access.finish(handedOver());
         if (close) {
             if (access != null) access.handOver(); // the line is with the log before the client sees the end
             state = State.CLOSING;
+            dropAhead(); // their answers, when they come, are dropped like any answer after the end
             channel.closeAfterFlush();
             return;
         }
+        Ahead next = ahead.poll();
+        if (next != null) {
+            takeTurn(next);
+            return;
+        }
+        run = null;
         state = State.READING;
+        if (held != null) {
+            ParseResult turn = held;
+            held = null;
+            onParsed(turn);
+            if (state != State.READING) return;
+        }
         channel.resumeInput();
         if (state == State.READING && !channel.hasBufferedInput()) waitFor(Wait.IDLE, false);
+    }
+
+    /** A request run ahead becomes the one answered next; what is written so far leaves with the loop's turn. */
+    private void takeTurn(Ahead next) {
+        current = next.request;
+        state = State.HANDLING;
+        if (access != null) {
+            access.begin(next.request, next.parsedNanos);
+            access.runsOn(next.execution);
+        }
+        channel.flushSoon();
+        if (next.answer != null) {
+            onResponseOrClose(next.answer);
+        } else if (next.follower.deadlineNanos() > 0) {
+            deadline(next.follower.call(), next.follower.deadlineNanos());
+        }
+    }
+
+    private Ahead firstUnanswered() {
+        for (Ahead waiting : ahead) {
+            if (waiting.answer == null) return waiting;
+        }
+        return null;
+    }
+
+    private void dropAhead() {
+        for (Ahead dropped : ahead) {
+            if (dropped.answer != null && dropped.answer.isStreamed()) DiscardingSubscriber.discard(dropped.answer.stream());
+        }
+        ahead.clear();
+        held = null;
+        run = null;
     }
 
     private void respondAndClose(Response response) {

@@ -1,0 +1,54 @@
+package keel.http.server;
+
+import keel.http.ws.WsConnection;
+import keel.http.ws.WsHandshake;
+
+/**
+ * What the {@link Dispatcher} tells the exchange of a nio connection about its request, all of it on
+ * the connection's loop unless said otherwise: where the handler runs, the place of its answer in
+ * the loop's task queue, its deadline, the run pipelined requests may join, a WebSocket upgrade.
+ */
+interface Exchange {
+    /**
+     * On the connection's loop, before {@code dispatch} returns: answer 101 for {@code accepted}
+     * and hand the socket to a {@link WsConnection} with {@code binding}; {@code release} runs
+     * once when that connection closes. {@code done} is not called for this request.
+     */
+    void upgrade(WsHandshake.Accepted accepted, WsConnection.Binding binding, Runnable release);
+
+    /**
+     * On the connection's loop, before the handler runs: the execution it runs under (not called
+     * when the router answers by itself, 404 or 405, on the loop).
+     */
+    void runsOn(Execution execution);
+
+    /**
+     * On the connection's loop, before a handler whose answer may come later or from another
+     * thread runs (any execution but a synchronous handler on the loop): reserves the place of
+     * that answer in the loop's task queue, so it can always come back. False when the queue is
+     * full: the request is then answered 503 at once, on the loop.
+     */
+    boolean reserveAnswer();
+
+    /** Gives back the place {@link #reserveAnswer} took, for a request that will not run after all. */
+    void releaseAnswer();
+
+    /**
+     * On the connection's loop, after {@link #reserveAnswer}: once {@code nanos} pass without an
+     * answer, the exchange calls {@link Dispatcher#expire(HandlerCall, long)} there.
+     */
+    void deadline(HandlerCall call, long nanos);
+
+    /**
+     * On the connection's loop, before {@code dispatch} returns: the request runs as the first step
+     * of {@code run}, which may take the pipelined requests behind it ({@link Dispatcher#follow}).
+     */
+    void runs(PipelineRun run);
+
+    /**
+     * On the thread that produced the answer (any), before the answer goes to the connection: the
+     * clock ({@link System#nanoTime()}) as the dispatcher read it then for its observer, so the
+     * exchange need not read it again. Not called when nobody observes.
+     */
+    void answeredAt(long nanoTime);
+}
