@@ -32,12 +32,14 @@
 #                most of a request's cost is the kernel's (read, write, epoll:
 #                the same for every server), so this is where servers differ;
 #   user vs netty  the same ratio on user time alone.
-#   writes/req   the server's write system calls (write, writev, sendto,
-#                sendmsg: to sockets, and to the eventfd or pipe that wakes a
-#                loop) / requests; n/a without perf (linux-perf, root). One
-#                write per pipelined batch of 16 is 1/16 = 0.0625; with
-#                keep-alive one write per response is 1. The access log mode
-#                counts its log file's writes too.
+#   writes/req   the server's write system calls that carry data (write and
+#                sendto of more than 8 bytes, writev, sendmsg) / requests;
+#                n/a without perf (linux-perf, root). One write per pipelined
+#                batch of 16 is 1/16 = 0.0625; with keep-alive one write per
+#                response is 1. The access log mode counts its file's too.
+#   wake-ups/req the writes of at most 8 bytes (a loop woken through its
+#                eventfd or pipe, as when a response comes back from another
+#                thread) / requests.
 #   srv cpu%     server CPU time / wall time of the run; ~100% means the server
 #                core was saturated, well below means the client limited it.
 #   notes        socket errors and non-2xx responses reported by wrk, if any.
@@ -174,7 +176,7 @@ if [[ " $MODES " == *" vertx "* ]]; then build_hello_jar vertx-hello; fi
 
 make_out_dir
 TSV="$OUT/results.tsv"
-printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tuser_us_req\tsrv_cpu_pct\twrites_req\tnotes\n' >"$TSV"
+printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tuser_us_req\tsrv_cpu_pct\twrites_req\twakeups_req\tnotes\n' >"$TSV"
 
 n_runs=0
 for _ in $MODES; do for _ in $ROUTES; do for _ in $STYLES; do n_runs=$((n_runs + 1)); done; done; done
@@ -247,7 +249,7 @@ drive() { # out style url seconds [wrk options...]
 
 run_mode() {
   local mode=$1 route style url tag raw before after t0 t1
-  local reqs rps p50 p99 notes cpu_us user_us cpu_pct writes_req
+  local reqs rps p50 p99 notes cpu_us user_us cpu_pct writes_req wakeups_req
   start_server "$mode" "$OUT/$mode.server.log"
   # A fresh JVM on one core needs more than one warm-up to finish JIT-compiling
   # its hot paths, which made whichever run came first look slow: give every
@@ -280,11 +282,12 @@ run_mode() {
       stop_write_count
       read -r reqs rps p50 p99 _ notes < <(parse_wrk <"$raw")
       read -r cpu_us user_us cpu_pct < <(cpu_cost "$before" "$after" "$((t1 - t0))" "$reqs")
-      writes_req=$(awk -v w="$WRITES" -v n="$reqs" 'BEGIN { print (w == "" || n <= 0) ? -1 : sprintf("%.4f", w / n) }')
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$route" "$style" "$rps" "$p50" "$p99" \
-        "$cpu_us" "$user_us" "$cpu_pct" "$writes_req" "$notes" >>"$TSV"
+      read -r writes_req wakeups_req < <(awk -v w="$WRITES" -v k="$WAKEUPS" -v n="$reqs" \
+        'BEGIN { if (w == "" || n <= 0) print -1, -1; else printf "%.4f %.4f\n", w / n, k / n }')
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$route" "$style" "$rps" "$p50" "$p99" \
+        "$cpu_us" "$user_us" "$cpu_pct" "$writes_req" "$wakeups_req" "$notes" >>"$TSV"
       log "$tag: $rps req/s, p50 ${p50} ms, p99 ${p99} ms, ${cpu_us} cpu us/req, ${writes_req} writes/req," \
-        "server cpu ${cpu_pct}% ${notes/#-/}"
+        "${wakeups_req} wake-ups/req, server cpu ${cpu_pct}% ${notes/#-/}"
     done
   done
   if [[ $mode == *-accesslog ]]; then
@@ -310,17 +313,17 @@ render_table() {
     function over(a, b) { return (b > 0 && a > 0) ? sprintf("%.2fx", a / b) : "n/a" }
     NR == 1 { next }
     { n++; m[n] = $1; r[n] = $2; s[n] = $3; rps[n] = $4; p50[n] = $5; p99[n] = $6; cpu[n] = $7; usr[n] = $8
-      pct[n] = $9; wr[n] = $10; note[n] = $11
+      pct[n] = $9; wr[n] = $10; wk[n] = $11; note[n] = $12
       if ($1 == "netty-epoll") { netty[$2 "/" $3] = $7; nettyusr[$2 "/" $3] = $8 } }
     END {
-      print "| mode | route | style | req/s | p50 ms | p99 ms | cpu µs/req | vs netty | user µs/req | user vs netty | writes/req | srv cpu% | notes |"
-      print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+      print "| mode | route | style | req/s | p50 ms | p99 ms | cpu µs/req | vs netty | user µs/req | user vs netty | writes/req | wake-ups/req | srv cpu% | notes |"
+      print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
       for (i = 1; i <= n; i++) {
         k = r[i] "/" s[i]; ratio = ""; uratio = ""
         if (m[i] != "netty-epoll") { ratio = (k in netty) ? over(cpu[i], netty[k]) : "n/a"; uratio = (k in nettyusr) ? over(usr[i], nettyusr[k]) : "n/a" }
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m[i], r[i], s[i],
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m[i], r[i], s[i],
           num(rps[i], "%.0f"), num(p50[i], "%.3f"), num(p99[i], "%.3f"), num(cpu[i], "%.2f"), ratio,
-          num(usr[i], "%.2f"), uratio, num(wr[i], "%.4f"), pct[i], (note[i] == "-" ? "" : note[i])
+          num(usr[i], "%.2f"), uratio, num(wr[i], "%.4f"), num(wk[i], "%.4f"), pct[i], (note[i] == "-" ? "" : note[i])
       }
     }' "$TSV"
 }

@@ -258,34 +258,39 @@ cpu_ticks() {
   awk '{ print $12, $13 }' <<<"$rest"
 }
 
-# Counting the write system calls of JVM_PID's threads (write, writev, send, sendto, sendmsg: to sockets,
-# and to the eventfd or pipe that wakes a loop) with perf's syscall tracepoints, which cost the server
-# next to nothing; /proc/PID/io's syscw would miss send and sendto, which Netty's epoll transport uses.
-WRITE_SYSCALLS=syscalls:sys_enter_write,syscalls:sys_enter_writev,syscalls:sys_enter_sendto,syscalls:sys_enter_sendmsg
+# Counting the write system calls of JVM_PID's threads with perf's syscall tracepoints, which cost the
+# server next to nothing: the ones that carry data (write and sendto of more than 8 bytes, writev,
+# sendmsg: responses to sockets, lines to files), and apart from them the writes of at most 8 bytes,
+# the wake-ups of a loop through its eventfd or pipe. /proc/PID/io's syscw tells neither apart, and
+# misses sendto, which Netty's epoll transport uses.
+WRITE_EVENTS=(-e syscalls:sys_enter_write --filter 'count > 8' -e syscalls:sys_enter_writev
+  -e syscalls:sys_enter_sendto --filter 'len > 8' -e syscalls:sys_enter_sendmsg
+  -e syscalls:sys_enter_write --filter 'count <= 8')
 WRITE_COUNT_PID="" WRITE_COUNT_FILE=""
 
 # True when perf can count syscalls here (it needs the tracepoints and the right to use them).
-can_count_writes() { command -v perf >/dev/null 2>&1 && perf stat -x, -e "$WRITE_SYSCALLS" -- true >/dev/null 2>&1; }
+can_count_writes() { command -v perf >/dev/null 2>&1 && perf stat -x, "${WRITE_EVENTS[@]}" -- true >/dev/null 2>&1; }
 
 # Starts counting into file $1, perf pinned to CPU CLIENT_CPU; stop_write_count ends it.
 start_write_count() { # out_file
   WRITE_COUNT_FILE=$1
-  taskset -c "$CLIENT_CPU" perf stat -x, -o "$1" -e "$WRITE_SYSCALLS" -p "$JVM_PID" >/dev/null 2>&1 </dev/null &
+  taskset -c "$CLIENT_CPU" perf stat -x, -o "$1" "${WRITE_EVENTS[@]}" -p "$JVM_PID" >/dev/null 2>&1 </dev/null &
   WRITE_COUNT_PID=$!
   sleep 0.3 # perf attaches to every thread before the load starts
 }
 
-# Ends the count start_write_count began and sets WRITES to the write calls counted (empty when perf
-# failed). Not in a $(...) subshell: only this shell can wait for perf to write its file.
-WRITES=""
-# shellcheck disable=SC2034 # WRITES is read by the scripts
+# Ends the count start_write_count began and sets WRITES and WAKEUPS to the calls counted (both empty
+# when perf failed). Not in a $(...) subshell: only this shell can wait for perf to write its file.
+WRITES="" WAKEUPS=""
+# shellcheck disable=SC2034 # WRITES and WAKEUPS are read by the scripts
 stop_write_count() {
-  WRITES=""
+  WRITES="" WAKEUPS=""
   [[ -n $WRITE_COUNT_PID ]] || return 0
   kill -INT "$WRITE_COUNT_PID" 2>/dev/null || true
   wait "$WRITE_COUNT_PID" 2>/dev/null || true
   WRITE_COUNT_PID=""
-  WRITES=$(awk -F, '/^[0-9]+,/ { n += $1; seen = 1 } END { if (seen) print n }' "$WRITE_COUNT_FILE" 2>/dev/null)
+  read -r WRITES WAKEUPS < <(awk -F, '/^[0-9]+,/ { if (++n < 5) w += $1; else k = $1 } END { if (n == 5) print w, k }' \
+    "$WRITE_COUNT_FILE" 2>/dev/null) || true
 }
 
 # Two cpu_ticks, the wall time between them and what was done in it -> "cpu_us user_us cpu_pct":
