@@ -59,7 +59,7 @@
 #   compare rows of one run rather than numbers across runs.
 #
 # Usage
-#   bench/throughput.sh                      # all modes, ~20 min with the defaults
+#   bench/throughput.sh                      # all modes, ~17 min with the defaults
 #   MODES="keel-nio-event-loop netty-epoll vertx" DURATION=5 bench/throughput.sh
 #
 # Environment (defaults in brackets)
@@ -183,7 +183,8 @@ for _ in $MODES; do for _ in $ROUTES; do for _ in $STYLES; do n_runs=$((n_runs +
 load_average() { cut -d' ' -f1-3 /proc/loadavg; }
 LOAD_START=$(load_average)
 log "JDK: $JAVA_HOME"
-log "load average: $LOAD_START (above ~2.5 other work shares these 2 CPUs: figures will be noisy)"
+log "load average: $LOAD_START"
+awk '{ exit !($1 > 2.5) }' <<<"$LOAD_START" && log "warning: other work shares the CPUs (load average above 2.5): figures will be noisy"
 log "results: $OUT"
 log "$n_runs measured runs of ${DURATION}s (+${WARMUP}s warm-up each, +${JIT_WARMUP}s JIT warm-up): roughly $(( (n_runs * (DURATION + WARMUP + JIT_WARMUP) + 10 * $(wc -w <<<"$MODES")) / 60 + 1 )) min"
 
