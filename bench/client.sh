@@ -125,13 +125,13 @@ TSV="$OUT/results.tsv"
 : >"$TSV"
 start_server "$OUT/upstream.log" --warmup true
 
-# run_client name args... -> appends "kind<TAB>result line" to the TSV.
-run_client() {
+# measure_client name args... -> appends "kind<TAB>result line" to the TSV.
+measure_client() {
   local kind=$1 out
   shift
   out="$OUT/$kind-$(date +%H%M%S).txt"
   log "client $kind: $*"
-  run_driver "$out" "$JAVA_HOME/bin/java" -jar "$DRIVER_JAR" --client "$kind" "$@" || {
+  run_client "$out" "$JAVA_HOME/bin/java" -jar "$DRIVER_JAR" --client "$kind" "$@" || {
     tail -n 20 "$out" >&2
     die "the $kind driver failed (output: $out)"
   }
@@ -140,12 +140,12 @@ run_client() {
 
 for n in $CONCURRENCY; do
   for c in $CLIENTS; do
-    run_client "$c" --url "$BASE/benchmark/hello" --concurrency "$n" --warmup "$WARMUP" --duration "$DURATION"
+    measure_client "$c" --url "$BASE/benchmark/hello" --concurrency "$n" --warmup "$WARMUP" --duration "$DURATION"
   done
 done
 if ((RATE > 0)); then
   for c in $RATE_CLIENTS; do
-    run_client "$c" --url "$BASE/benchmark/latency-async?ms=$RATE_DELAY_MS" --rate "$RATE" --duration "$RATE_DURATION"
+    measure_client "$c" --url "$BASE/benchmark/latency-async?ms=$RATE_DELAY_MS" --rate "$RATE" --duration "$RATE_DURATION"
   done
 fi
 

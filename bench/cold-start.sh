@@ -367,7 +367,7 @@ if [[ " $SERVERS " == *" microhttp "* ]]; then
     mvn -q -f "$MICROHTTP_DIR/pom.xml" package >"$(mktemp)" 2>&1 || die "building bench/microhttp-hello failed"
   fi
 fi
-if [[ " $SERVERS " == *" netty "* ]]; then build_netty_hello; fi
+if [[ " $SERVERS " == *" netty "* ]]; then build_hello_jar netty-hello; fi
 if ((IDLE_CONNECTIONS > 0)); then require_tools "python3: apt-get install python3" python3; fi
 LAB_JAR=$(find "$ROOT/keel-lab/target" -maxdepth 1 -name "keel-lab-*.jar" -print -quit)
 [[ -n $LAB_JAR ]] || die "no keel-lab jar after the build"

@@ -104,7 +104,7 @@ restore_broker() {
 
 on_exit() {
   local rc=$?
-  stop_wrk
+  stop_clients
   restore_broker
   unpin_broker
   exit_trap "$rc"

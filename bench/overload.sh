@@ -103,7 +103,7 @@ trap 'exit_trap $? "$A_ROWS"' EXIT
 # ---------------------------------------------------------------- servers ---
 
 start_netty() { # log_file
-  build_netty_hello
+  build_hello_jar netty-hello
   launch_server "netty (epoll)" "$1" "$JAVA_HOME/bin/java" -jar "$NETTY_JAR" --port "$PORT" --threads 1 --epoll
   wait_ready "$BASE/benchmark/hello" || { tail -n 30 "$1" >&2; die "netty $READY_ERROR (log: $1)"; }
 }
@@ -146,7 +146,7 @@ run_overload() { # mode
   # Before the load: during it /metrics is a request like the others, shed with 503 when full.
   if [[ $mode != netty-floor ]]; then curl -sf --max-time 10 "$BASE/metrics" >"$out.metrics-before.txt" || true; fi
   log "$mode: $RATE req/s on $CONNECTIONS connections to $path, ${WARMUP}s warm-up + ${duration}s"
-  run_driver "$out.driver.txt" "$JAVA_HOME/bin/java" -cp "$DRIVER_CLASSES" OverloadDriver load --port "$PORT" \
+  run_client "$out.driver.txt" "$JAVA_HOME/bin/java" -cp "$DRIVER_CLASSES" OverloadDriver load --port "$PORT" \
     --path "$path" --connections "$CONNECTIONS" --rate "$RATE" --duration "$duration" --warmup "$WARMUP" \
     --timeout-ms "$TIMEOUT_MS" --rss-pid "$JVM_PID" --clk-tck "$(getconf CLK_TCK)" --series "$out.series.tsv" \
     || { tail -n 20 "$out.driver.txt" >&2; die "$mode: the driver failed (output: $out.driver.txt)"; }
@@ -179,11 +179,11 @@ run_idle() { # server
   log "$server: opening $IDLE idle connections"
   taskset -c "$CLIENT_CPU" "$JAVA_HOME/bin/java" -cp "$DRIVER_CLASSES" OverloadDriver idle --port "$PORT" \
     --path /benchmark/hello --connections "$IDLE" --timeout-ms "$TIMEOUT_MS" --go "$go" >"$out.driver.txt" 2>&1 </dev/null &
-  DRIVER_PID=$!
+  BACKGROUND_CLIENT_PID=$!
   for ((i = 0; i < 1200; i++)); do
     ready=$(grep -m1 '^ready' "$out.driver.txt" || true)
     [[ -z $ready ]] || break
-    kill -0 "$DRIVER_PID" 2>/dev/null || die "$server: the idle driver ended early ($out.driver.txt)"
+    kill -0 "$BACKGROUND_CLIENT_PID" 2>/dev/null || die "$server: the idle driver ended early ($out.driver.txt)"
     sleep 0.1
   done
   [[ -n $ready ]] || die "$server: $IDLE connections not open within 120 s"
@@ -192,8 +192,8 @@ run_idle() { # server
   log "$server: hello beside $IDLE idle connections, ${PROBE_DURATION}s"
   run_wrk "$out.idle.wrk.txt" "${wrk_args[@]}" "-d${PROBE_DURATION}s" || log "$server: wrk failed ($out.idle.wrk.txt)"
   : >"$go"
-  wait "$DRIVER_PID" || die "$server: the idle driver failed ($out.driver.txt)"
-  DRIVER_PID=""
+  wait "$BACKGROUND_CLIENT_PID" || die "$server: the idle driver failed ($out.driver.txt)"
+  BACKGROUND_CLIENT_PID=""
   result=$(grep '^opened=' "$out.driver.txt") || die "$server: no result from the idle driver"
   log "$server: $result"
   read -r _ rps0 _ p99a _ _ < <(parse_wrk <"$out.alone.wrk.txt")

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # bench/throughput.sh: HTTP throughput and server CPU cost of Keel's execution
-# modes, side by side with a plain Netty 4.2 server (bench/netty-hello).
+# modes, side by side with Netty 4.2 on epoll (bench/netty-hello) and Vert.x 5
+# on its native transport (bench/vertx-hello), each on one event loop like
+# Keel's, and the ratios Keel aims at.
 #
 # What it measures
 #   For every mode it starts that server alone, pinned to CPU 0 (taskset), and
@@ -11,7 +13,8 @@
 #   Styles: "keep-alive" (one request in flight per connection) and
 #   "pipelined" (16 requests per write, TechEmpower plaintext style).
 #   Around the measured run it reads the server JVM's utime+stime from
-#   /proc/PID/stat (JIT, GC and every other JVM thread included).
+#   /proc/PID/stat (JIT, GC and every other JVM thread included) and counts
+#   its write system calls with perf's syscall tracepoints (perf stat -p PID).
 #   Under taskset every JVM sees a single CPU, so its ergonomics pick SerialGC
 #   and one-CPU sizing for everything derived from availableProcessors(); that
 #   holds for all modes alike.
@@ -23,25 +26,41 @@
 #   cpu us/req   server CPU time / requests: the cost of one request, lower is
 #                better. It stays meaningful when wrk, not the server, is the
 #                bottleneck (see srv cpu%), which req/s does not.
-#   vs netty     keel-nio-event-loop rows (guard on and off): cpu us/req over
-#                netty's on the same route and style (1.00x = as cheap as Netty;
-#                needs the netty mode in the same run).
+#   vs netty     cpu us/req over netty-epoll's on the same route and style
+#                (1.00x = as cheap as Netty; needs netty-epoll in the same run).
 #   user us/req  the user-space part of cpu us/req (utime only). With keep-alive
 #                most of a request's cost is the kernel's (read, write, epoll:
 #                the same for every server), so this is where servers differ;
 #   user vs netty  the same ratio on user time alone.
+#   writes/req   the server's write system calls that carry data (write and
+#                sendto of more than 8 bytes, writev, sendmsg) / requests;
+#                n/a without perf (linux-perf, root). One write per pipelined
+#                batch of 16 is 1/16 = 0.0625; with keep-alive one write per
+#                response is 1. The access log mode counts its file's too.
+#   wake-ups/req the writes of at most 8 bytes (a loop woken through its
+#                eventfd or pipe, as when a response comes back from another
+#                thread) / requests.
 #   srv cpu%     server CPU time / wall time of the run; ~100% means the server
 #                core was saturated, well below means the client limited it.
 #   notes        socket errors and non-2xx responses reported by wrk, if any.
-#   Below the table, with both keel-nio-event-loop and -accesslog in the run:
-#   the access log's cost as the ratio of their cpu us/req per route and style,
+#   Below the table, the ratios of two modes of the run, per route and style,
+#   each with its goal (ok / MISSED) when it has one:
+#     req/s pipelined, keel-nio-event-loop / netty-epoll          goal >= 1.6x
+#     cpu us/req keep-alive, keel-nio-event-loop / netty-epoll     goal <= 0.95x
+#     the same two against vertx (no goal)
+#     cpu us/req of keel-nio-virtual-thread, keel-nio-worker-pool and
+#       keel-nio-async over keel-nio-event-loop's                  goal <= 1.3x
+#     cpu us/req, metrics on / off (keel-nio-event-loop over
+#       keel-nio-event-loop-nometrics)                             goal <= 1.05x
+#     cpu us/req, guard on / off and access log on / off (no goal)
 #   and the access log lines the server dropped (its queue was full).
+#   A row needs both of its modes in the run.
 #   The machine is small and shared: expect a few % of noise between runs,
 #   compare rows of one run rather than numbers across runs.
 #
 # Usage
-#   bench/throughput.sh                      # all modes, ~11 min with the defaults
-#   MODES="keel-nio-event-loop netty" DURATION=5 bench/throughput.sh
+#   bench/throughput.sh                      # all modes, ~17 min with the defaults
+#   MODES="keel-nio-event-loop netty-epoll vertx" DURATION=5 bench/throughput.sh
 #
 # Environment (defaults in brackets)
 #   DURATION [10]      seconds of each measured run
@@ -50,19 +69,26 @@
 #                      them right after each server starts (0 = none)
 #   CONNECTIONS [64]   wrk connections
 #   PIPELINE [16]      requests per batch in the pipelined style
-#   MODES              subset of: keel-nio-event-loop keel-nio-event-loop-noguard
-#                      keel-nio-event-loop-accesslog
-#                      keel-nio-worker-pool keel-nio-virtual-thread
-#                      keel-blocking-platform keel-blocking-virtual netty
-#                      [all of them]; keel-nio-event-loop-noguard is
-#                      keel-nio-event-loop with --guard false (no lag probe,
-#                      no blocked-loop watchdog): the pair prices the guard;
-#                      keel-nio-event-loop-accesslog is keel-nio-event-loop
-#                      with the access log on, written to
-#                      <results>/keel-nio-event-loop-accesslog.access.log: the
-#                      pair prices the access log (every other keel mode runs
-#                      with --access-log false)
-#   KEEP_ACCESS_LOG [0]  1 keeps that file (gigabytes after a
+#   MODES              subset of the modes below [all of them but netty-nio]:
+#     keel-nio-event-loop            handlers on the event loop (--loops 1)
+#     keel-nio-event-loop-nometrics  the same with --metrics false: the pair
+#                                    prices the metrics
+#     keel-nio-event-loop-noguard    the same with --guard false (no lag probe,
+#                                    no blocked-loop watchdog): prices the guard
+#     keel-nio-event-loop-accesslog  the same with the access log on, written to
+#                                    <results>/keel-nio-event-loop-accesslog.access.log:
+#                                    prices the access log (every other keel mode
+#                                    runs with --access-log false)
+#     keel-nio-async                 async handlers on the event loop, answered at
+#                                    once: /benchmark/hello-async and json-async
+#                                    (rows keep the names hello and json)
+#     keel-nio-worker-pool, keel-nio-virtual-thread   the other executions
+#     keel-blocking-platform, keel-blocking-virtual   the blocking transport
+#     netty-epoll                    bench/netty-hello --epoll, one event loop
+#     vertx                          bench/vertx-hello: one event loop, one
+#                                    verticle, native transport (checked in its log)
+#     netty-nio                      bench/netty-hello on NIO, one event loop
+#   KEEP_ACCESS_LOG [0]  1 keeps the access log file (gigabytes after a
 #                      pipelined run); by default only its first lines stay, in
 #                      <results>/keel-nio-event-loop-accesslog.access.sample.log
 #   ROUTES [hello json]          routes under /benchmark/
@@ -71,12 +97,12 @@
 #   SERVER_CPU [0], CLIENT_CPU [1]   CPUs for taskset
 #   READY_TIMEOUT [60] seconds to wait for a server to answer its health check
 #   KEEL_BIN [bin/keel] launcher for the keel-* modes
-#   NETTY_JAVA_OPTS    JVM options for the netty server (default
+#   NETTY_JAVA_OPTS    JVM options for the netty-* and vertx servers (default
 #                      --sun-misc-unsafe-memory-access=allow: Netty 4.2 leaves its
 #                      Unsafe-based buffers off on Java 25 without it, and the
 #                      comparison is against Netty at its best)
 #
-# Output: the Markdown table on stdout (progress goes to stderr); the table,
+# Output: the Markdown tables on stdout (progress goes to stderr); the tables,
 # a TSV of the numbers, raw wrk outputs and server logs under
 # bench/results/throughput-<timestamp>/ (bench/results/ is gitignored).
 
@@ -85,12 +111,14 @@ set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
 
-ALL_MODES="keel-nio-event-loop keel-nio-event-loop-noguard keel-nio-event-loop-accesslog keel-nio-worker-pool keel-nio-virtual-thread keel-blocking-platform keel-blocking-virtual netty"
+DEFAULT_MODES="keel-nio-event-loop keel-nio-event-loop-nometrics keel-nio-event-loop-noguard keel-nio-event-loop-accesslog \
+  keel-nio-async keel-nio-worker-pool keel-nio-virtual-thread keel-blocking-platform keel-blocking-virtual netty-epoll vertx"
+ALL_MODES="$DEFAULT_MODES netty-nio"
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-5}
 CONNECTIONS=${CONNECTIONS:-64}
 PIPELINE=${PIPELINE:-16}
-MODES=${MODES:-$ALL_MODES}
+MODES=${MODES:-$DEFAULT_MODES}
 ROUTES=${ROUTES:-hello json}
 STYLES=${STYLES:-keep-alive pipelined}
 PORT=${PORT:-18080}
@@ -130,6 +158,8 @@ require_tools "wrk: apt-get install -y wrk; taskset: util-linux" wrk taskset cur
 require_cpus
 (( SERVER_CPU != CLIENT_CPU )) || log "warning: server and client share CPU $SERVER_CPU; numbers will mix"
 use_java_25
+COUNT_WRITES=true
+can_count_writes || { COUNT_WRITES=false; log "warning: perf cannot count syscalls here (apt-get install linux-perf; root): writes/req will be n/a"; }
 
 # ------------------------------------------------------------- state/trap ---
 
@@ -140,74 +170,87 @@ port_in_use && die "port $PORT is already in use; stop whatever listens there or
 
 # ----------------------------------------------------------------- builds ---
 
-want_keel=false
-want_netty=false
-for m in $MODES; do
-  if [[ $m == netty ]]; then want_netty=true; else want_keel=true; fi
-done
-
-if $want_keel; then prepare_keel "needed for the keel-* modes; set MODES to skip them"; fi
-if $want_netty; then build_netty_hello; fi
+if [[ " $MODES " == *" keel-"* ]]; then prepare_keel "needed for the keel-* modes; set MODES to skip them"; fi
+if [[ " $MODES " == *" netty-"* ]]; then build_hello_jar netty-hello; fi
+if [[ " $MODES " == *" vertx "* ]]; then build_hello_jar vertx-hello; fi
 
 make_out_dir
 TSV="$OUT/results.tsv"
-printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tuser_us_req\tsrv_cpu_pct\tnotes\n' >"$TSV"
+printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tuser_us_req\tsrv_cpu_pct\twrites_req\twakeups_req\tnotes\n' >"$TSV"
 
 n_runs=0
 for _ in $MODES; do for _ in $ROUTES; do for _ in $STYLES; do n_runs=$((n_runs + 1)); done; done; done
+load_average() { cut -d' ' -f1-3 /proc/loadavg; }
+LOAD_START=$(load_average)
 log "JDK: $JAVA_HOME"
+log "load average: $LOAD_START"
+awk '{ exit !($1 > 2.5) }' <<<"$LOAD_START" && log "warning: other work shares the CPUs (load average above 2.5): figures will be noisy"
 log "results: $OUT"
 log "$n_runs measured runs of ${DURATION}s (+${WARMUP}s warm-up each, +${JIT_WARMUP}s JIT warm-up): roughly $(( (n_runs * (DURATION + WARMUP + JIT_WARMUP) + 10 * $(wc -w <<<"$MODES")) / 60 + 1 )) min"
 
 # ---------------------------------------------------------------- servers ---
 
 server_cmd() { # mode -> command line (array SERVER_CMD)
-  local keel=("$KEEL_BIN" serve --port "$PORT" --access-log false)
+  local keel=("$KEEL_BIN" serve --port "$PORT" --access-log false) loop=(--transport nio --execution event-loop --loops 1)
+  # shellcheck disable=SC2206 # NETTY_JAVA_OPTS is a list of words on purpose
+  local java=("$JAVA_HOME/bin/java" $NETTY_JAVA_OPTS -jar)
   case $1 in
-    keel-nio-event-loop)     SERVER_CMD=("${keel[@]}" --transport nio --execution event-loop --loops 1) ;;
-    keel-nio-event-loop-noguard)
-      SERVER_CMD=("${keel[@]}" --transport nio --execution event-loop --loops 1 --guard false) ;;
+    keel-nio-event-loop | keel-nio-async) SERVER_CMD=("${keel[@]}" "${loop[@]}") ;;
+    keel-nio-event-loop-nometrics) SERVER_CMD=("${keel[@]}" "${loop[@]}" --metrics false) ;;
+    keel-nio-event-loop-noguard) SERVER_CMD=("${keel[@]}" "${loop[@]}" --guard false) ;;
     keel-nio-event-loop-accesslog)
-      SERVER_CMD=("${keel[@]}" --transport nio --execution event-loop --loops 1
-        --access-log true --access-log-file "$OUT/$1.access.log") ;;
+      SERVER_CMD=("${keel[@]}" "${loop[@]}" --access-log true --access-log-file "$OUT/$1.access.log") ;;
     keel-nio-worker-pool)    SERVER_CMD=("${keel[@]}" --transport nio --execution worker-pool --loops 1) ;;
     keel-nio-virtual-thread) SERVER_CMD=("${keel[@]}" --transport nio --execution virtual-thread --loops 1) ;;
     keel-blocking-platform)  SERVER_CMD=("${keel[@]}" --transport blocking --threads platform) ;;
     keel-blocking-virtual)   SERVER_CMD=("${keel[@]}" --transport blocking --threads virtual) ;;
-    netty)
-      # shellcheck disable=SC2206 # NETTY_JAVA_OPTS is a list of words on purpose
-      SERVER_CMD=("$JAVA_HOME/bin/java" $NETTY_JAVA_OPTS -jar "$NETTY_JAR" --port "$PORT" --threads 1) ;;
+    netty-epoll) SERVER_CMD=("${java[@]}" "$NETTY_JAR" --port "$PORT" --threads 1 --epoll) ;;
+    netty-nio)   SERVER_CMD=("${java[@]}" "$NETTY_JAR" --port "$PORT" --threads 1) ;;
+    vertx)       SERVER_CMD=("${java[@]}" "$VERTX_JAR" --port "$PORT") ;;
     *) die "unknown mode $1" ;;
   esac
 }
 
-ready_path() { if [[ $1 == netty ]]; then echo /benchmark/hello; else echo /benchmark/health; fi; }
+is_keel() { [[ $1 == keel-* ]]; }
+
+# The path a mode serves a route on: keel-nio-async's routes are the async handlers of the same answers.
+route_path() { # mode route
+  if [[ $1 == keel-nio-async ]]; then echo "/benchmark/$2-async"; else echo "/benchmark/$2"; fi
+}
 
 start_server() { # mode log_file (in place of the lib's, which starts Keel only)
-  local mode=$1 logf=$2
+  local mode=$1 logf=$2 ready=/benchmark/hello
   server_cmd "$mode"
   launch_server "$mode" "$logf" "${SERVER_CMD[@]}"
-  if ! wait_ready "http://127.0.0.1:$PORT$(ready_path "$mode")"; then
+  if is_keel "$mode"; then ready=/benchmark/health; fi
+  if ! wait_ready "http://127.0.0.1:$PORT$ready"; then
     tail -n 30 "$logf" >&2 || true
     die "$mode $READY_ERROR (log: $logf)"
   fi
-  if [[ $mode != netty ]] && grep -q 'building' "$logf"; then
+  if is_keel "$mode" && grep -q 'building' "$logf"; then
     log "warning: bin/keel rebuilt Keel when $mode started (sources changed during the benchmark);" \
       "rows of different modes may measure different code"
+  fi
+  # Vert.x falls back to NIO when its native transport does not load: that would not be the peer meant.
+  if [[ $mode == vertx ]] && ! grep -q 'native transport (epoll)' "$logf"; then
+    die "vertx does not run on its native transport: $(head -n 3 "$logf" | tr '\n' ' ')"
   fi
   locate_jvm || die "$mode: no java process found under PID $SERVER_PID (does bin/keel end with exec java?)"
 }
 
 # ------------------------------------------------------------------- runs ---
 
-wrk_args() { # style -> array WRK_ARGS (without URL and script args)
-  WRK_ARGS=(-t1 "-c$CONNECTIONS")
-  if [[ $1 == pipelined ]]; then WRK_ARGS+=(-s "$PIPELINE_LUA"); fi
+# wrk on url in the given style for seconds; $1 is the output file, options after seconds go to wrk.
+drive() { # out style url seconds [wrk options...]
+  local out=$1 style=$2 url=$3 seconds=$4
+  local args=(-t1 "-c$CONNECTIONS" "-d${seconds}s" "${@:5}")
+  if [[ $style == pipelined ]]; then args+=(-s "$PIPELINE_LUA" "$url" -- "$PIPELINE"); else args+=("$url"); fi
+  run_wrk "$out" "${args[@]}"
 }
 
 run_mode() {
-  local mode=$1 route style url tag raw before after t0 t1 parsed
-  local reqs rps p50 p99 notes cpu_us user_us cpu_pct
+  local mode=$1 route style url tag raw before after t0 t1
+  local reqs rps p50 p99 notes cpu_us user_us cpu_pct writes_req wakeups_req
   start_server "$mode" "$OUT/$mode.server.log"
   # A fresh JVM on one core needs more than one warm-up to finish JIT-compiling
   # its hot paths, which made whichever run came first look slow: give every
@@ -215,43 +258,37 @@ run_mode() {
   if ((JIT_WARMUP > 0)); then
     for route in $ROUTES; do
       for style in $STYLES; do
-        wrk_args "$style"
-        local jit_args=()
-        if [[ $style == pipelined ]]; then jit_args=(-- "$PIPELINE"); fi
         log "$mode: JIT warm-up ${JIT_WARMUP}s on $route $style"
-        run_wrk "$OUT/$mode.$route.$style.jit-warmup.txt" "${WRK_ARGS[@]}" "-d${JIT_WARMUP}s" \
-          "http://127.0.0.1:$PORT/benchmark/$route" "${jit_args[@]}" \
-          || log "$mode: JIT warm-up wrk failed (see $OUT/$mode.$route.$style.jit-warmup.txt)"
+        drive "$OUT/$mode.$route.$style.jit-warmup.txt" "$style" "http://127.0.0.1:$PORT$(route_path "$mode" "$route")" \
+          "$JIT_WARMUP" || log "$mode: JIT warm-up wrk failed (see $OUT/$mode.$route.$style.jit-warmup.txt)"
       done
     done
   fi
   for route in $ROUTES; do
-    url="http://127.0.0.1:$PORT/benchmark/$route"
+    url="http://127.0.0.1:$PORT$(route_path "$mode" "$route")"
     for style in $STYLES; do
       tag="$mode.$route.$style"
       raw="$OUT/$tag.wrk.txt"
-      wrk_args "$style"
-      local script_args=()
-      if [[ $style == pipelined ]]; then script_args=(-- "$PIPELINE"); fi
       if ((WARMUP > 0)); then
         log "$tag: warm-up ${WARMUP}s"
-        run_wrk "$OUT/$tag.warmup.txt" "${WRK_ARGS[@]}" "-d${WARMUP}s" "$url" "${script_args[@]}" \
-          || log "$tag: warm-up wrk failed (see $OUT/$tag.warmup.txt)"
+        drive "$OUT/$tag.warmup.txt" "$style" "$url" "$WARMUP" || log "$tag: warm-up wrk failed (see $OUT/$tag.warmup.txt)"
       fi
       log "$tag: measuring ${DURATION}s"
+      if $COUNT_WRITES; then start_write_count "$OUT/$tag.writes.txt"; fi
       before=$(cpu_ticks) || die "$mode: server process is gone (log: $OUT/$mode.server.log)"
       t0=$(date +%s%N)
-      if ! run_wrk "$raw" "${WRK_ARGS[@]}" "-d${DURATION}s" --latency "$url" "${script_args[@]}"; then
-        log "$tag: wrk failed: $(tail -n 3 "$raw" | tr '\n' ' ')"
-      fi
+      drive "$raw" "$style" "$url" "$DURATION" --latency || log "$tag: wrk failed: $(tail -n 3 "$raw" | tr '\n' ' ')"
       t1=$(date +%s%N)
       after=$(cpu_ticks) || die "$mode: server died during $tag (log: $OUT/$mode.server.log)"
-      parsed=$(parse_wrk <"$raw")
-      read -r reqs rps p50 p99 _ notes <<<"$parsed"
+      stop_write_count
+      read -r reqs rps p50 p99 _ notes < <(parse_wrk <"$raw")
       read -r cpu_us user_us cpu_pct < <(cpu_cost "$before" "$after" "$((t1 - t0))" "$reqs")
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
-        "$mode" "$route" "$style" "$rps" "$p50" "$p99" "$cpu_us" "$user_us" "$cpu_pct" "$notes" >>"$TSV"
-      log "$tag: $rps req/s, p50 ${p50} ms, p99 ${p99} ms, ${cpu_us} cpu us/req, server cpu ${cpu_pct}% ${notes/#-/}"
+      read -r writes_req wakeups_req < <(awk -v w="$WRITES" -v k="$WAKEUPS" -v n="$reqs" \
+        'BEGIN { if (w == "" || n <= 0) print -1, -1; else printf "%.4f %.4f\n", w / n, k / n }')
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$route" "$style" "$rps" "$p50" "$p99" \
+        "$cpu_us" "$user_us" "$cpu_pct" "$writes_req" "$wakeups_req" "$notes" >>"$TSV"
+      log "$tag: $rps req/s, p50 ${p50} ms, p99 ${p99} ms, ${cpu_us} cpu us/req, ${writes_req} writes/req," \
+        "${wakeups_req} wake-ups/req, server cpu ${cpu_pct}% ${notes/#-/}"
     done
   done
   if [[ $mode == *-accesslog ]]; then
@@ -274,41 +311,66 @@ run_mode() {
 render_table() {
   awk -F '\t' '
     function num(v, fmt) { return (v < 0 ? "n/a" : sprintf(fmt, v)) }
+    function over(a, b) { return (b > 0 && a > 0) ? sprintf("%.2fx", a / b) : "n/a" }
     NR == 1 { next }
     { n++; m[n] = $1; r[n] = $2; s[n] = $3; rps[n] = $4; p50[n] = $5; p99[n] = $6; cpu[n] = $7; usr[n] = $8
-      pct[n] = $9; note[n] = $10
-      if ($1 == "netty") { netty[$2 "/" $3] = $7; nettyusr[$2 "/" $3] = $8 } }
+      pct[n] = $9; wr[n] = $10; wk[n] = $11; note[n] = $12
+      if ($1 == "netty-epoll") { netty[$2 "/" $3] = $7; nettyusr[$2 "/" $3] = $8 } }
     END {
-      print "| mode | route | style | req/s | p50 ms | p99 ms | cpu µs/req | vs netty | user µs/req | user vs netty | srv cpu% | notes |"
-      print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+      print "| mode | route | style | req/s | p50 ms | p99 ms | cpu µs/req | vs netty | user µs/req | user vs netty | writes/req | wake-ups/req | srv cpu% | notes |"
+      print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
       for (i = 1; i <= n; i++) {
-        ratio = ""; uratio = ""
-        if (m[i] ~ /^keel-nio-event-loop/) {
-          k = r[i] "/" s[i]
-          ratio = ((k in netty) && netty[k] > 0 && cpu[i] > 0) ? sprintf("%.2fx", cpu[i] / netty[k]) : "n/a"
-          uratio = ((k in nettyusr) && nettyusr[k] > 0 && usr[i] > 0) ? sprintf("%.2fx", usr[i] / nettyusr[k]) : "n/a"
-        }
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m[i], r[i], s[i],
+        k = r[i] "/" s[i]; ratio = ""; uratio = ""
+        if (m[i] != "netty-epoll") { ratio = (k in netty) ? over(cpu[i], netty[k]) : "n/a"; uratio = (k in nettyusr) ? over(usr[i], nettyusr[k]) : "n/a" }
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m[i], r[i], s[i],
           num(rps[i], "%.0f"), num(p50[i], "%.3f"), num(p99[i], "%.3f"), num(cpu[i], "%.2f"), ratio,
-          num(usr[i], "%.2f"), uratio, pct[i], (note[i] == "-" ? "" : note[i])
+          num(usr[i], "%.2f"), uratio, num(wr[i], "%.4f"), num(wk[i], "%.4f"), pct[i], (note[i] == "-" ? "" : note[i])
       }
     }' "$TSV"
 }
 
-# The access log's cost: cpu us/req of keel-nio-event-loop-accesslog over keel-nio-event-loop, per
-# route and style, when the run has both.
-render_access_log_cost() {
-  awk -F '\t' -v dropped="${ACCESS_DROPPED:-n/a}" '
-    NR == 1 { next }
-    $1 == "keel-nio-event-loop" { off[$2 " " $3] = $7 }
-    $1 == "keel-nio-event-loop-accesslog" { on[$2 " " $3] = $7; order[++n] = $2 " " $3 }
+# The ratios of two modes of the run, with their goals: one row per comparison below whose modes both
+# ran, one column per route and style; a style the comparison does not cover stays empty.
+RATIOS='label|numerator|denominator|field|styles|goal
+req/s, Keel event loop / Netty epoll|keel-nio-event-loop|netty-epoll|req_s|pipelined|>= 1.6
+cpu µs/req, Keel event loop / Netty epoll|keel-nio-event-loop|netty-epoll|cpu_us_req|keep-alive|<= 0.95
+req/s, Keel event loop / Vert.x|keel-nio-event-loop|vertx|req_s|pipelined|
+cpu µs/req, Keel event loop / Vert.x|keel-nio-event-loop|vertx|cpu_us_req|keep-alive|
+cpu µs/req, virtual-thread / event loop|keel-nio-virtual-thread|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|<= 1.3
+cpu µs/req, worker-pool / event loop|keel-nio-worker-pool|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|<= 1.3
+cpu µs/req, async handlers / event loop|keel-nio-async|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|<= 1.3
+cpu µs/req, metrics on / off|keel-nio-event-loop|keel-nio-event-loop-nometrics|cpu_us_req|keep-alive pipelined|<= 1.05
+cpu µs/req, guard on / off|keel-nio-event-loop|keel-nio-event-loop-noguard|cpu_us_req|keep-alive pipelined|
+cpu µs/req, access log on / off|keel-nio-event-loop-accesslog|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|'
+
+render_ratios() {
+  awk -F '\t' -v ratios="$RATIOS" -v dropped="${ACCESS_DROPPED:-}" '
+    NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+    { ran[$1] = 1; for (f in col) v[$1, $2, $3, f] = $col[f]
+      k = $2 " " $3; if (!(k in seen)) { seen[k] = 1; keys[++nk] = k } }
     END {
-      for (i = 1; i <= n; i++) {
-        k = order[i]
-        if (!(k in off) || off[k] <= 0 || on[k] <= 0) continue
-        text = text sprintf("%s%s %.2fx (%.2f / %.2f)", (text == "" ? "" : ", "), k, on[k] / off[k], on[k], off[k])
+      nr = split(ratios, line, "\n"); rows = ""
+      for (i = 2; i <= nr; i++) {
+        split(line[i], c, "|"); if (!(c[2] in ran) || !(c[3] in ran)) continue
+        row = "| " c[1] " | " (c[6] == "" ? "" : c[6] "x")
+        for (j = 1; j <= nk; j++) {
+          split(keys[j], rs, " "); cell = ""
+          if (index(" " c[5] " ", " " rs[2] " ")) {
+            a = v[c[2], rs[1], rs[2], c[4]]; b = v[c[3], rs[1], rs[2], c[4]]
+            if (a > 0 && b > 0) {
+              q = a / b; cell = sprintf("%.2fx", q)
+              if (c[6] != "") { split(c[6], g, " "); ok = (g[1] == ">=") ? q >= g[2] : q <= g[2]; cell = cell (ok ? " ok" : " MISSED") }
+            } else cell = "n/a"
+          }
+          row = row " | " cell
+        }
+        rows = rows row " |\n"
       }
-      if (text != "") printf "\nAccess log on / off, cpu µs/req: %s; lines dropped: %s.\n", text, dropped
+      if (rows == "") exit
+      head = "| ratio | goal"; rule = "|---|---"
+      for (j = 1; j <= nk; j++) { head = head " | " keys[j]; rule = rule "|---:" }
+      printf "\n%s |\n%s|\n%s", head, rule, rows
+      if ("keel-nio-event-loop-accesslog" in ran) printf "\nAccess log lines dropped: %s.\n", (dropped == "" ? "n/a" : dropped)
     }' "$TSV"
 }
 
@@ -318,13 +380,14 @@ emit_table() {
   {
     echo "## Keel throughput ($(date -u +%Y-%m-%dT%H:%M:%SZ))${1:+ ($1)}"
     echo
-    echo "wrk -t1 -c$CONNECTIONS, ${DURATION}s measured after ${WARMUP}s warm-up; pipelined = $PIPELINE per batch;" \
+    echo "wrk -t1 -c$CONNECTIONS, ${DURATION}s measured after ${WARMUP}s warm-up; pipelined = $PIPELINE per batch" \
+      "(one write per batch: $(awk -v p="$PIPELINE" 'BEGIN { printf "%.4f", 1 / p }') writes/req);" \
       "server on CPU $SERVER_CPU, wrk on CPU $CLIENT_CPU; $("$JAVA_HOME/bin/java" -version 2>&1 | head -n 1);" \
       "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true);" \
-      "$(git_desc)"
+      "$(git_desc); load average (1, 5, 15 min) at the start: $LOAD_START, at the end: $(load_average)"
     echo
     render_table
-    render_access_log_cost
+    render_ratios
   } >"$OUT/table.md"
   ln -sfn "$(basename "$OUT")" "$ROOT/bench/results/latest"
   cat "$OUT/table.md"

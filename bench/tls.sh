@@ -130,7 +130,7 @@ port_in_use && die "port $PORT is already in use; stop whatever listens there or
 # ----------------------------------------------------------------- builds ---
 
 if [[ " $SERVERS " == *" keel "* ]]; then prepare_keel "set SERVERS=netty to skip keel"; fi
-if [[ " $SERVERS " == *" netty "* ]]; then build_netty_hello; fi
+if [[ " $SERVERS " == *" netty "* ]]; then build_hello_jar netty-hello; fi
 
 make_out_dir
 CERT="$OUT/cert.pem"

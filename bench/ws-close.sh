@@ -77,7 +77,7 @@ ROWS=()
 for mode in $MODES; do
   data_before=$(counter TcpExtTCPAbortOnData) close_before=$(counter TcpExtTCPAbortOnClose)
   log "$mode: $CLIENTS sessions, $CONCURRENCY at once"
-  run_driver "$OUT/$mode.driver.txt" "$JAVA_HOME/bin/java" -cp "$JAR:$ROOT/keel-lab/target/lib/*" keel.lab.WsCloseBench \
+  run_client "$OUT/$mode.driver.txt" "$JAVA_HOME/bin/java" -cp "$JAR:$ROOT/keel-lab/target/lib/*" keel.lab.WsCloseBench \
     "ws://127.0.0.1:$PORT/ws/fib" "$CLIENTS" "$CONCURRENCY" "$mode" || die "$mode: the driver failed: $(tail -n 5 "$OUT/$mode.driver.txt")"
   data_rst=$(($(counter TcpExtTCPAbortOnData) - data_before))
   close_rst=$(($(counter TcpExtTCPAbortOnClose) - close_before))

@@ -76,7 +76,7 @@ RESULT=""
 drive() {
   local out="$OUT/$1-$2-$3.driver.txt" line
   log "$1 bytes, $2, level $3: $MESSAGES messages"
-  run_driver "$out" "$JAVA_HOME/bin/java" -cp "$JAR:$ROOT/keel-lab/target/lib/*" keel.lab.WsCompressBench \
+  run_client "$out" "$JAVA_HOME/bin/java" -cp "$JAR:$ROOT/keel-lab/target/lib/*" keel.lab.WsCompressBench \
     "ws://127.0.0.1:$PORT/ws/echo" "$1" "$MESSAGES" "$2" "$3" "$JVM_PID" "$TICKS" || die "$1 bytes, $2: the driver failed: $(tail -n 5 "$out")"
   line=$(grep '^mode=' "$out" | tail -n 1)
   [[ -n $line ]] || die "$1 bytes, $2: no result line in $out"

@@ -49,13 +49,12 @@ make_out_dir() {
   mkdir -p "$OUT"
 }
 
-# What every exit trap does last: stops wrk, a driver (run_driver) and the server, prints the table so far (emit_table)
+# What every exit trap does last: stops the load clients (run_client) and the server, prints the table so far (emit_table)
 # when the run failed after writing rows to file $2 (below $3 header lines, default 0) but before
 # its table, and exits with status $1.
 TABLE_DONE=false  # emit_table sets it
 exit_trap() { # status [rows_file [header_lines]]
-  stop_wrk
-  stop_driver
+  stop_clients
   stop_server
   if [[ $1 -ne 0 && $TABLE_DONE == false && -f ${2:-} ]] && (($(wc -l <"$2") > ${3:-0})); then
     emit_table "PARTIAL: the run stopped early" || true
@@ -116,24 +115,31 @@ require_broker() {
 
 # ------------------------------------------------------------------- wrk ---
 
-# Runs wrk pinned to CPU $CLIENT_CPU, in the background so that signals act at once; $1 is the
-# output file, the rest wrk's arguments. WRK_PID names it while it runs (for an exit trap).
-WRK_PID=""
-run_wrk() {
+# Runs a load client, command "$@" after its output file $1, pinned to CPU CLIENT_CPU, in the
+# background so that signals act at once; returns its status. CLIENT_PID names it while it runs (for
+# an exit trap), as BACKGROUND_CLIENT_PID names one a script runs beside it (overload.sh's idle driver).
+CLIENT_PID="" BACKGROUND_CLIENT_PID=""
+run_client() {
   local out=$1 rc=0
   shift
-  taskset -c "$CLIENT_CPU" wrk "$@" >"$out" 2>&1 </dev/null &
-  WRK_PID=$!
-  wait "$WRK_PID" || rc=$?
-  WRK_PID=""
+  taskset -c "$CLIENT_CPU" "$@" >"$out" 2>&1 </dev/null &
+  CLIENT_PID=$!
+  wait "$CLIENT_PID" || rc=$?
+  CLIENT_PID=""
   return "$rc"
 }
 
-# Stops the wrk run_wrk has running, if any (for an exit trap).
-stop_wrk() {
-  [[ -n $WRK_PID ]] || return 0
-  kill "$WRK_PID" 2>/dev/null || true
-  wait "$WRK_PID" 2>/dev/null || true
+# run_client for wrk: $1 is the output file, the rest wrk's arguments.
+run_wrk() { run_client "$1" wrk "${@:2}"; }
+
+# Stops the clients run_client and a script have running, and a write count, if any (for an exit trap).
+stop_clients() {
+  local pid
+  for pid in "$CLIENT_PID" "$BACKGROUND_CLIENT_PID" "${WRITE_COUNT_PID:-}"; do
+    [[ -n $pid ]] || continue
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
 }
 
 # wrk output -> "requests req_s p50_ms p99_ms max_ms notes": -1 for a figure that is missing, notes
@@ -167,26 +173,6 @@ parse_wrk() {
 }
 
 # ------------------------------------------------------ a Java load driver ---
-
-# Runs a load driver, command "$@" after its output file $1, pinned to CPU CLIENT_CPU, in the
-# background so that signals act at once; returns its status. DRIVER_PID names it while it runs.
-DRIVER_PID=""
-run_driver() {
-  local out=$1 rc=0
-  shift
-  taskset -c "$CLIENT_CPU" "$@" >"$out" 2>&1 </dev/null &
-  DRIVER_PID=$!
-  wait "$DRIVER_PID" || rc=$?
-  DRIVER_PID=""
-  return "$rc"
-}
-
-# Stops the driver run_driver has running, if any (for an exit trap).
-stop_driver() {
-  [[ -n $DRIVER_PID ]] || return 0
-  kill "$DRIVER_PID" 2>/dev/null || true
-  wait "$DRIVER_PID" 2>/dev/null || true
-}
 
 # A driver's "key=value ..." result line ($1) -> the value of key $2.
 field() { tr ' ' '\n' <<<"$1" | awk -F= -v key="$2" '$1 == key { print $2 }'; }
@@ -261,7 +247,7 @@ start_server() { # log_file keel_args...
   if grep -q 'building' "$logf"; then log "warning: bin/keel rebuilt Keel at this start (sources changed meanwhile)"; fi
 }
 
-# ------------------------------------------ CPU time and the Netty server ---
+# ------------------------------------ CPU time, write calls and the peers ---
 
 # "utime stime" of JVM_PID in clock ticks: fields 14 and 15 of /proc/PID/stat, counted after the ")"
 # that closes comm.
@@ -270,6 +256,41 @@ cpu_ticks() {
   stat=$(cat "/proc/$JVM_PID/stat" 2>/dev/null) || return 1
   rest=${stat##*) }
   awk '{ print $12, $13 }' <<<"$rest"
+}
+
+# Counting the write system calls of JVM_PID's threads with perf's syscall tracepoints, which cost the
+# server next to nothing: the ones that carry data (write and sendto of more than 8 bytes, writev,
+# sendmsg: responses to sockets, lines to files), and apart from them the writes of at most 8 bytes,
+# the wake-ups of a loop through its eventfd or pipe. /proc/PID/io's syscw tells neither apart, and
+# misses sendto, which Netty's epoll transport uses.
+WRITE_EVENTS=(-e syscalls:sys_enter_write --filter 'count > 8' -e syscalls:sys_enter_writev
+  -e syscalls:sys_enter_sendto --filter 'len > 8' -e syscalls:sys_enter_sendmsg
+  -e syscalls:sys_enter_write --filter 'count <= 8')
+WRITE_COUNT_PID="" WRITE_COUNT_FILE=""
+
+# True when perf can count syscalls here (it needs the tracepoints and the right to use them).
+can_count_writes() { command -v perf >/dev/null 2>&1 && perf stat -x, "${WRITE_EVENTS[@]}" -- true >/dev/null 2>&1; }
+
+# Starts counting into file $1, perf pinned to CPU CLIENT_CPU; stop_write_count ends it.
+start_write_count() { # out_file
+  WRITE_COUNT_FILE=$1
+  taskset -c "$CLIENT_CPU" perf stat -x, -o "$1" "${WRITE_EVENTS[@]}" -p "$JVM_PID" >/dev/null 2>&1 </dev/null &
+  WRITE_COUNT_PID=$!
+  sleep 0.3 # perf attaches to every thread before the load starts
+}
+
+# Ends the count start_write_count began and sets WRITES and WAKEUPS to the calls counted (both empty
+# when perf failed). Not in a $(...) subshell: only this shell can wait for perf to write its file.
+WRITES="" WAKEUPS=""
+# shellcheck disable=SC2034 # WRITES and WAKEUPS are read by the scripts
+stop_write_count() {
+  WRITES="" WAKEUPS=""
+  [[ -n $WRITE_COUNT_PID ]] || return 0
+  kill -INT "$WRITE_COUNT_PID" 2>/dev/null || true
+  wait "$WRITE_COUNT_PID" 2>/dev/null || true
+  WRITE_COUNT_PID=""
+  read -r WRITES WAKEUPS < <(awk -F, '/^[0-9]+,/ { if (++n < 5) w += $1; else k = $1 } END { if (n == 5) print w, k }' \
+    "$WRITE_COUNT_FILE" 2>/dev/null) || true
 }
 
 # Two cpu_ticks, the wall time between them and what was done in it -> "cpu_us user_us cpu_pct":
@@ -283,23 +304,27 @@ cpu_cost() { # before after wall_ns count [decimals]
       s * 1e9 * 100 / ns }'
 }
 
-NETTY_DIR="$ROOT/bench/netty-hello"
-NETTY_JAR="$NETTY_DIR/target/netty-hello.jar"
+# bench/NAME's jar: the peers' hello servers, Maven projects outside the root pom.
+hello_jar() { echo "$ROOT/bench/$1/target/$1.jar"; }
+# shellcheck disable=SC2034 # read by the scripts that start them
+NETTY_JAR=$(hello_jar netty-hello) VERTX_JAR=$(hello_jar vertx-hello)
 
-# Builds bench/netty-hello when its jar is missing or older than its sources; dies when it cannot.
-build_netty_hello() {
-  local mvn_log
-  if [[ ! -f $NETTY_JAR ]] || [[ -n $(find "$NETTY_DIR/pom.xml" "$NETTY_DIR/src" -newer "$NETTY_JAR" -print -quit) ]]; then
-    log "building bench/netty-hello..."
+# Builds bench/NAME (netty-hello, vertx-hello) when its jar is missing or older than its sources; dies
+# when it cannot.
+build_hello_jar() { # name
+  local dir="$ROOT/bench/$1" jar mvn_log
+  jar=$(hello_jar "$1")
+  if [[ ! -f $jar ]] || [[ -n $(find "$dir/pom.xml" "$dir/src" -newer "$jar" -print -quit) ]]; then
+    log "building bench/$1..."
     mvn_log=$(mktemp)
-    if ! mvn -q -f "$NETTY_DIR/pom.xml" package >"$mvn_log" 2>&1; then
+    if ! mvn -q -f "$dir/pom.xml" package >"$mvn_log" 2>&1; then
       grep -v -e 'sun.misc.Unsafe' -e '^WARNING: Please consider' "$mvn_log" >&2 || true
       rm -f "$mvn_log"
-      die "building bench/netty-hello failed"
+      die "building bench/$1 failed"
     fi
     rm -f "$mvn_log"
   fi
-  [[ -f $NETTY_JAR ]] || die "$NETTY_JAR missing after the build"
+  [[ -f $jar ]] || die "$jar missing after the build"
 }
 
 # ------------------------------------------------------------ loop lag ---

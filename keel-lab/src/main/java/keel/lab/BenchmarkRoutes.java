@@ -42,6 +42,9 @@ public final class BenchmarkRoutes {
         return router
                 .get("/benchmark/hello", request -> HELLO)
                 .get("/benchmark/json", BenchmarkRoutes::json)
+                // The same two written as async handlers whose answer is ready at once: the async path's own cost.
+                .getAsync("/benchmark/hello-async", request -> CompletableFuture.completedFuture(HELLO))
+                .getAsync("/benchmark/json-async", request -> CompletableFuture.completedFuture(json(request)))
                 .get("/benchmark/cpu", request -> {
                     int n = intParam(request, "n", 35, 0, 92);
                     return Response.ok("fibonacci(" + n + ") = " + fibonacci(n));

@@ -7,11 +7,13 @@ import keel.amqp.gateway.GatewayMetrics;
 import keel.amqp.ingest.Ingest;
 import keel.amqp.ingest.IngestMetrics;
 import keel.core.startup.StartupTimeline;
+import keel.http.client.ClientObserver;
 import keel.http.client.ClientOptions;
 import keel.http.client.HttpClient;
 import keel.http.router.Router;
 import keel.http.server.AdminRoutes;
 import keel.http.server.HttpServer;
+import keel.http.server.ServerObserver;
 import keel.http.server.ServerOptions;
 import keel.lab.fanout.FanOutRoutes;
 import keel.lab.fanout.MockUpstream;
@@ -29,7 +31,8 @@ import java.util.function.Supplier;
  * upstream with. Calls made on the server's event loops run on them; calls from other threads use
  * the client's one loop. Everything is ready before the port opens: a first request pays for nothing.
  * The server, the client, the WebSocket routes, the gateway and the ingest pipeline all report to
- * the one registry that {@code GET /metrics} serves.
+ * the one registry that {@code GET /metrics} serves; with {@code lab.metrics} off the server and the
+ * client report to no one and {@code GET /metrics} is not served.
  */
 public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream, List<AutoCloseable> services)
         implements AutoCloseable {
@@ -48,7 +51,8 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
         KeelMetrics metrics = new KeelMetrics();
         StartupTimeline.mark("metrics registry");
         // Calls made on a server loop run on that loop; the client's own loop serves calls from other threads.
-        HttpClient client = HttpClient.create(ClientOptions.builder().loops(1).observer(metrics.client()).build());
+        ClientObserver clientObserver = lab.metrics() ? metrics.client() : ClientObserver.NONE;
+        HttpClient client = HttpClient.create(ClientOptions.builder().loops(1).observer(clientObserver).build());
         StartupTimeline.mark("HTTP client");
         if (options.warmup() && !lab.upstreamUrl().isEmpty()) {
             client.warmup(URI.create(lab.upstreamUrl() + "/"));
@@ -61,13 +65,14 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
         FanOutRoutes.register(router, new LazyScenarios(client, () -> lab.upstreamUrl().isEmpty()
                 ? "http://127.0.0.1:" + running.get().port() : lab.upstreamUrl()));
         AdminRoutes.register(router, running::get);
-        metrics.register(router);
+        if (lab.metrics()) metrics.register(router);
         StartupTimeline.mark("routes (JSON writer prepared)");
         List<Runnable> connects = new ArrayList<>();
         List<AutoCloseable> services = amqp == null ? List.of() : services(router, amqp, metrics, connects);
         HttpServer server;
         try {
-            server = HttpServer.start(options, router, metrics); // opens its port last, warm when asked
+            // Opens its port last, warm when asked.
+            server = HttpServer.start(options, router, lab.metrics() ? metrics : ServerObserver.NONE);
         } catch (IOException | RuntimeException e) {
             client.close();
             // The broker client runs non-daemon threads: closed here, or the JVM would outlive the failure.

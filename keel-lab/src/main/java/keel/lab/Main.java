@@ -221,9 +221,10 @@ public final class Main {
                   bin/keel lab compare A.json B.json              the ratios B/A of two lab runs' figures
                   bin/keel --help                                 this text
 
-                The lab app serves GET /benchmark/hello, /benchmark/json, /benchmark/cpu?n=35,
+                The lab app serves GET /benchmark/hello, /benchmark/json (and both written async:
+                /benchmark/hello-async, /benchmark/json-async), /benchmark/cpu?n=35,
                 /benchmark/cpu-heavy?limit=10000, /benchmark/latency?ms=100, /benchmark/latency-async?ms=100,
-                /benchmark/mixed and /benchmark/health, plus /metrics (Prometheus) and /keel/routes, and the
+                /benchmark/mixed and /benchmark/health, plus /metrics (Prometheus; --metrics false: off) and /keel/routes, and the
                 WebSocket endpoints ws://HOST:PORT/ws/echo (echo) and /ws/fib (each text n answers n=Fibonacci(n)).
                 Client scenarios: POST /orders/refine and GET /devices/{id}/status (?style=async|blocking)
                 call the embedded mock upstream (POST /upstream/refine-address, GET /upstream/devices/{id}/{aspect}).

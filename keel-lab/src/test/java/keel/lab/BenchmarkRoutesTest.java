@@ -43,6 +43,8 @@ class BenchmarkRoutesTest {
         try (HttpServer server = HttpServer.start(options, BenchmarkRoutes.register(new Router()))) {
             String base = "http://127.0.0.1:" + server.port();
             assertThat(get(base, "/benchmark/hello")).isEqualTo("200 Hello, World!");
+            assertThat(get(base, "/benchmark/hello-async")).isEqualTo("200 Hello, World!");
+            assertThat(get(base, "/benchmark/json-async")).startsWith("200 {\"status\":\"ok\"").contains("\"server\":\"keel\"");
             assertThat(get(base, "/benchmark/cpu?n=35")).isEqualTo("200 fibonacci(35) = 9227465");
             assertThat(get(base, "/benchmark/cpu")).isEqualTo("200 fibonacci(35) = 9227465");
             assertThat(get(base, "/benchmark/cpu-heavy?limit=10000")).isEqualTo("200 primes up to 10000: 1229");

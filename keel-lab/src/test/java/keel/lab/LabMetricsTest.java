@@ -93,6 +93,15 @@ class LabMetricsTest {
     }
 
     @Test
+    void withMetricsOffTheRoutesAnswerAndMetricsIsNotServed() throws Exception {
+        try (LabApp app = LabApp.start(options(), new LabSettings(Duration.ofMillis(20), "", false))) {
+            assertThat(send(HttpRequest.newBuilder(uri(app, "/benchmark/hello"))).body()).isEqualTo("Hello, World!");
+            assertThat(send(HttpRequest.newBuilder(uri(app, "/devices/d1/status"))).statusCode()).isEqualTo(200);
+            assertThat(send(HttpRequest.newBuilder(uri(app, "/metrics"))).statusCode()).isEqualTo(404);
+        }
+    }
+
+    @Test
     void aMessageThroughTheGatewayAndTheIngestPipelineShowsOnMetrics() throws Exception {
         String queue = "keel.test.lab-metrics." + UUID.randomUUID().toString().substring(0, 8);
         AmqpOptions amqp = AmqpOptions.builder().uri(env("KEEL_AMQP_URI", "amqp://guest:guest@127.0.0.1:5672"))

@@ -46,7 +46,8 @@ import java.util.concurrent.TimeUnit;
  * channelReadComplete, so a burst of pipelined requests is answered with a single write.
  * With {@code --tls-cert} (a PEM certificate chain) and {@code --tls-key} (a PEM PKCS#8 key) it
  * serves HTTPS instead, through the JDK's own TLS engine (TLSv1.3 and TLSv1.2), for bench/tls.sh.
- * With {@code --epoll} it runs on Linux's native epoll transport instead of NIO (bench/overload.sh).
+ * With {@code --epoll} it runs on Linux's native epoll transport instead of NIO (bench/throughput.sh,
+ * bench/overload.sh).
  */
 public final class NettyHello {
     private static final AsciiString TEXT_PLAIN = AsciiString.cached("text/plain");
