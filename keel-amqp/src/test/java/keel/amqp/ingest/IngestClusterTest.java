@@ -11,8 +11,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -76,7 +74,7 @@ class IngestClusterTest {
                 await(() -> rows(prefix) == 2L * half && messagesLeft(options) == 0, second);
             }
             assertThat(rows(prefix)).isEqualTo(2L * half);
-            assertThat(count("SELECT count(DISTINCT event_id) FROM device_events WHERE event_id LIKE ?", prefix)).isEqualTo(2L * half);
+            assertThat(IngestChecks.distinctRows(database, prefix)).isEqualTo(2L * half);
             assertThat(messagesLeft(options)).as("every delivery acked").isZero();
         } finally {
             if (killed != 0) Cluster.up();
@@ -101,19 +99,7 @@ class IngestClusterTest {
     }
 
     private static long rows(String prefix) {
-        return count("SELECT count(*) FROM device_events WHERE event_id LIKE ?", prefix);
-    }
-
-    private static long count(String sql, String prefix) {
-        try (PreparedStatement query = database.prepareStatement(sql)) {
-            query.setString(1, prefix + "-%");
-            try (ResultSet result = query.executeQuery()) {
-                result.next();
-                return result.getLong(1);
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        return IngestChecks.rows(database, prefix);
     }
 
     /** Ready messages, asked of a node that is up (node 1 may be the one killed). */
@@ -129,10 +115,6 @@ class IngestClusterTest {
     }
 
     private static void await(BooleanSupplier condition, Ingest ingest) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) throw new AssertionError("not reached within 90 s: " + ingest.json());
-            Thread.sleep(20);
-        }
+        IngestChecks.await(condition, Duration.ofSeconds(90), ingest);
     }
 }
