@@ -41,11 +41,12 @@ cluster_ctl() {
   cluster_as_node "$n" "$KEEL_CLUSTER_RMQ/rabbitmqctl" -q -n "$(cluster_node_name "$n")" "$@"
 }
 
-# The node's beam process, from the pid file it writes, when that process is alive.
+# The node's beam process, from the pid file it writes, when that process is alive and is that node.
 cluster_node_pid() {
   local pid
   pid=$(cat "$(cluster_node_dir "$1")/pid" 2>/dev/null) || return 1
-  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && echo "$pid"
+  [[ $pid =~ ^[0-9]+$ ]] && services_as_root cat "/proc/$pid/environ" 2>/dev/null | tr '\0' '\n' \
+    | grep -qx "RABBITMQ_NODENAME=$(cluster_node_name "$1")" && echo "$pid"
 }
 
 cluster_node_running() { cluster_node_pid "$1" >/dev/null && cluster_ctl "$1" status >/dev/null 2>&1; }

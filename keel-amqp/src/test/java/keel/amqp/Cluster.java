@@ -43,9 +43,14 @@ public final class Cluster {
 
     /** Options with the cluster's three addresses (so quorum queues) and the test database. */
     public static AmqpOptions.Builder options() {
+        return options(1, 2, 3);
+    }
+
+    /** Options with the addresses of {@code nodes} alone (two or more: quorum queues). */
+    public static AmqpOptions.Builder options(int... nodes) {
         List<String> addresses = new ArrayList<>();
-        for (int node = 1; node <= NODES; node++) addresses.add("127.0.0.1:" + port(node));
-        return Services.options().uri("amqp://guest:guest@127.0.0.1:" + port(1)).addresses(addresses);
+        for (int node : nodes) addresses.add("127.0.0.1:" + port(node));
+        return Services.options().uri("amqp://guest:guest@127.0.0.1:" + port(nodes[0])).addresses(addresses);
     }
 
     /** Starts whatever node is down (all of them the first time) and waits until all three run together. */

@@ -9,7 +9,7 @@ import keel.amqp.Services;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.time.Duration;
 import java.util.UUID;
@@ -19,8 +19,9 @@ import java.util.function.BooleanSupplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Both ingest modes on a quorum queue of the three-node cluster: the node the consumer is connected
- * to is killed (SIGKILL) mid-stream, then the consumer itself dies mid-stream while events are
+ * Both ingest modes on a quorum queue of the three-node cluster: a node is killed (SIGKILL)
+ * mid-stream, either the one the consumer is connected to, or the queue's leader while the consumer
+ * is on another node (its addresses leave the leader out), then the consumer itself dies mid-stream while events are
  * still being published (its connection aborted, nothing more acked) and a new one takes over. The table ends with each event exactly
  * once and the queue empty.
  */
@@ -39,14 +40,19 @@ class IngestClusterTest {
         database.close();
     }
 
+    enum Victim { CONSUMERS_NODE, QUEUE_LEADER }
+
     @ParameterizedTest
-    @EnumSource(IngestMode.class)
-    void storesEachEventOnceAcrossANodeLossAndAConsumerKill(IngestMode mode) throws Exception {
+    @CsvSource({"SEQUENTIAL, CONSUMERS_NODE", "PIPELINED, CONSUMERS_NODE", "SEQUENTIAL, QUEUE_LEADER", "PIPELINED, QUEUE_LEADER"})
+    void storesEachEventOnceAcrossANodeLossAndAConsumerKill(IngestMode mode, Victim victim) throws Exception {
         String prefix = "cluster-" + UUID.randomUUID();
         int half = mode == IngestMode.SEQUENTIAL ? 1_500 : 10_000;
+        int leader = 1;
+        String queue = Cluster.newQuorumQueue(leader, "ingest-cluster");
+        assertThat(Cluster.leader(queue, leader)).as("the queue's leader").isEqualTo(leader);
         // One writer of small batches: slow enough that the kills below land with the queue not drained.
-        AmqpOptions options = Cluster.options().ingestEnabled(true).ingestMode(mode).writers(1).batchSize(10).prefetch(50)
-                .ingestQueue("keel.test.ingest-cluster." + UUID.randomUUID().toString().substring(0, 8)).build();
+        AmqpOptions options = (victim == Victim.QUEUE_LEADER ? Cluster.options(2, 3) : Cluster.options())
+                .ingestEnabled(true).ingestMode(mode).writers(1).batchSize(10).prefetch(50).ingestQueue(queue).build();
         assertThat(options.resolvedQueueType()).isEqualTo(QueueType.QUORUM);
         int killed = 0;
         try {
@@ -55,11 +61,14 @@ class IngestClusterTest {
             CompletableFuture<Void> secondHalf;
             try {
                 await(() -> rows(prefix) >= half / 10, first);
-                int lost = Cluster.nodeOf(first.broker().node().orElseThrow());
+                int consumers = Cluster.nodeOf(first.broker().node().orElseThrow());
+                int lost = victim == Victim.QUEUE_LEADER ? leader : consumers;
                 Cluster.kill(lost);
                 killed = lost;
                 assertThat(rows(prefix)).as("node killed midway").isLessThan(half);
-                await(() -> first.broker().node().map(Cluster::nodeOf).filter(node -> node != lost).isPresent(), first);
+                if (lost == consumers) {
+                    await(() -> first.broker().node().map(Cluster::nodeOf).filter(node -> node != lost).isPresent(), first);
+                }
                 await(() -> rows(prefix) == half, first);
 
                 // The second half is consumed while it is published, so the consumer dies with the queue not drained.
@@ -79,7 +88,7 @@ class IngestClusterTest {
         } finally {
             if (killed != 0) Cluster.up();
             try (Connection check = Cluster.connect(1); Channel channel = check.createChannel()) {
-                channel.queueDelete(options.ingest().queue());
+                channel.queueDelete(queue);
             }
         }
     }
