@@ -112,7 +112,10 @@ public record AmqpOptions(URI uri, List<String> addresses, QueueType queueType, 
 
     /** The nodes a connection may go to: {@code addresses}, or the host and port of {@code uri}. */
     public List<Address> nodes() {
-        if (addresses.isEmpty()) return List.of(new Address(uri.getHost(), uri.getPort() < 0 ? defaultPort() : uri.getPort()));
+        if (addresses.isEmpty()) {
+            // As the client reads a URI: no host is localhost, no port the scheme's.
+            return List.of(new Address(uri.getHost() == null ? "localhost" : uri.getHost(), uri.getPort() < 0 ? defaultPort() : uri.getPort()));
+        }
         return addresses.stream().map(Address::parseAddress)
                 .map(node -> node.getPort() < 0 ? new Address(node.getHost(), defaultPort()) : node).toList();
     }
