@@ -28,6 +28,10 @@ public final class AmqpConfigKeys {
     public static final List<Key> ALL = List.of(
             new Key("amqp.uri", "--amqp-uri", "the RabbitMQ broker (amqp://user:password@host:port/vhost)",
                     o -> o.uri().toString(), (b, v) -> b.uri(v)),
+            new Key("amqp.addresses", "--amqp-addresses", "a cluster's nodes, host:port,host:port,... (empty: the node of amqp.uri, whose credentials and vhost hold for all)",
+                    o -> ConfigValues.list(o.addresses()), (b, v) -> b.addresses(ConfigValues.list(v))),
+            new Key("amqp.queue-type", "--amqp-queue-type", "the queues declared: auto (quorum with more than one address), classic or quorum",
+                    o -> o.queueType().word(), (b, v) -> b.queueType(ConfigValues.word(v, QueueType.class))),
             new Key("amqp.recovery-interval", "--amqp-recovery-interval", "how often a lost or refused broker connection is tried again",
                     o -> ConfigValues.duration(o.recoveryInterval()), (b, v) -> b.recoveryInterval(ConfigValues.duration(v))),
             new Key("gateway.mode", "--gateway-mode", "how POST /gateway/publish runs: event-loop, worker-pool, async or virtual-thread",

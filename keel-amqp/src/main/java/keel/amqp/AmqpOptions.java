@@ -5,24 +5,35 @@ import static keel.http.server.ConfigValues.positive;
 import keel.amqp.gateway.GatewayMode;
 import keel.amqp.ingest.IngestMode;
 
+import com.rabbitmq.client.Address;
+
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
  * Every knob of the RabbitMQ gateway and the ingest pipeline, immutable, with all defaults in
  * {@link Builder}. The YAML keys and CLI flags of each component are listed in {@link AmqpConfigKeys}.
  *
- * @param uri              the broker, {@code amqp://user:password@host:port/vhost}
+ * @param uri              the broker, {@code amqp://user:password@host:port/vhost}: with {@code addresses},
+ *                         only its scheme, credentials and virtual host count
+ * @param addresses        the nodes of a cluster, {@code host:port} each (empty: the node of {@code uri});
+ *                         a connection goes to any live one and, when its node is lost, to another
+ * @param queueType        the type of the queues declared; {@code auto}: quorum with more than one address
  * @param recoveryInterval how often a lost (or never made) broker connection is tried again
  */
-public record AmqpOptions(URI uri, Duration recoveryInterval, Gateway gateway, Ingest ingest, Database database) {
+public record AmqpOptions(URI uri, List<String> addresses, QueueType queueType, Duration recoveryInterval,
+                          Gateway gateway, Ingest ingest, Database database) {
 
     public AmqpOptions {
         Objects.requireNonNull(uri, "amqp.uri");
         if (!"amqp".equals(uri.getScheme()) && !"amqps".equals(uri.getScheme())) {
             throw new IllegalArgumentException("amqp.uri must start with amqp:// or amqps://: " + uri);
         }
+        addresses = List.copyOf(addresses);
+        Objects.requireNonNull(queueType, "amqp.queue-type");
         positive("amqp.recovery-interval", recoveryInterval);
         Objects.requireNonNull(gateway, "gateway");
         Objects.requireNonNull(ingest, "ingest");
@@ -94,14 +105,41 @@ public record AmqpOptions(URI uri, Duration recoveryInterval, Gateway gateway, I
         return new Builder();
     }
 
-    /** The broker's address without the password, for messages and {@code /keel/health}. */
+    /** The broker's address (or the cluster's addresses) without the password, for messages and {@code /keel/health}. */
     public String brokerAddress() {
-        return uri.getScheme() + "://" + uri.getHost() + ":" + (uri.getPort() < 0 ? 5672 : uri.getPort());
+        return uri.getScheme() + "://" + String.join(",", nodes().stream().map(Address::toString).toList());
+    }
+
+    /** The nodes a connection may go to: {@code addresses}, or the host and port of {@code uri}. */
+    public List<Address> nodes() {
+        if (addresses.isEmpty()) {
+            // As the client reads a URI: no host is localhost, no port the scheme's.
+            return List.of(new Address(uri.getHost() == null ? "localhost" : uri.getHost(), uri.getPort() < 0 ? defaultPort() : uri.getPort()));
+        }
+        return addresses.stream().map(Address::parseAddress)
+                .map(node -> node.getPort() < 0 ? new Address(node.getHost(), defaultPort()) : node).toList();
+    }
+
+    private int defaultPort() {
+        return "amqps".equals(uri.getScheme()) ? 5671 : 5672;
+    }
+
+    /** {@code queueType} with {@code auto} resolved: quorum when more than one address is given. */
+    public QueueType resolvedQueueType() {
+        if (queueType != QueueType.AUTO) return queueType;
+        return addresses.size() > 1 ? QueueType.QUORUM : QueueType.CLASSIC;
+    }
+
+    /** The arguments every queue the gateway or the ingest pipeline declares carries (null for a classic queue). */
+    public Map<String, Object> queueArguments() {
+        return resolvedQueueType().arguments();
     }
 
     /** Flat setters named after the components; every default lives here. */
     public static final class Builder {
         private URI uri = URI.create("amqp://guest:guest@127.0.0.1:5672");
+        private List<String> addresses = List.of();
+        private QueueType queueType = QueueType.AUTO;
         private Duration recoveryInterval = Duration.ofSeconds(1);
         private GatewayMode mode = GatewayMode.ASYNC;
         private String exchange = "";
@@ -134,6 +172,28 @@ public record AmqpOptions(URI uri, Duration recoveryInterval, Gateway gateway, I
             } catch (java.net.URISyntaxException e) {
                 throw new IllegalArgumentException("not a URI: " + e.getMessage());
             }
+        }
+
+        /** Each {@code host:port} (or {@code host}, on the scheme's default port); checked here. */
+        public Builder addresses(List<String> addresses) {
+            for (String address : addresses) {
+                Address parsed;
+                try {
+                    parsed = Address.parseAddress(address.strip());
+                } catch (RuntimeException e) {
+                    throw new IllegalArgumentException("not a host:port: '" + address + "'");
+                }
+                if (parsed.getHost().isEmpty() || parsed.getPort() > 65_535 || parsed.getPort() == 0 || parsed.getPort() < -1) {
+                    throw new IllegalArgumentException("not a host:port: '" + address + "'");
+                }
+            }
+            this.addresses = addresses.stream().map(String::strip).toList();
+            return this;
+        }
+
+        public Builder queueType(QueueType queueType) {
+            this.queueType = queueType;
+            return this;
         }
 
         public Builder recoveryInterval(Duration recoveryInterval) {
@@ -222,7 +282,7 @@ public record AmqpOptions(URI uri, Duration recoveryInterval, Gateway gateway, I
         }
 
         public AmqpOptions build() {
-            return new AmqpOptions(uri, recoveryInterval,
+            return new AmqpOptions(uri, addresses, queueType, recoveryInterval,
                     new Gateway(mode, exchange, routingKey, confirmTimeout, channels, publisherThreads, maxOutstanding),
                     new Ingest(ingestEnabled, ingestMode, ingestQueue, prefetch, writers, batchSize),
                     new Database(databaseUrl, databaseUser, databasePassword));

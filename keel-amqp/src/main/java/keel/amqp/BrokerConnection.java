@@ -22,7 +22,9 @@ import java.util.function.Consumer;
 /**
  * One connection to the broker that keeps itself up: the first connection is tried in the
  * background until it succeeds (so a server starts without a broker), and a lost one is recovered by
- * the client's automatic recovery, channels, queues and consumers included. Its {@link State} is
+ * the client's automatic recovery, channels, queues and consumers included. With a cluster's
+ * addresses ({@code amqp.addresses}) the client tries them in a shuffled order, the first time and
+ * at each recovery, so a connection whose node died moves to a live one. Its {@link State} is
  * what {@code /keel/health} shows and what the routes check before they touch the broker.
  *
  * <p>Thread contract: the state is written by the client's connection threads and read by any.
@@ -84,6 +86,16 @@ public final class BrokerConnection implements HealthCheck, AutoCloseable {
         return this;
     }
 
+    /**
+     * A plain connection to any live node of {@code options} (no recovery), for a short job such as
+     * loading events; the caller closes it.
+     */
+    public static Connection open(AmqpOptions options, String name) throws IOException, java.util.concurrent.TimeoutException {
+        ConnectionFactory factory = factory(options);
+        factory.setAutomaticRecoveryEnabled(false);
+        return factory.newConnection(options.nodes(), name);
+    }
+
     private static ConnectionFactory factory(AmqpOptions options) {
         ConnectionFactory factory = new ConnectionFactory();
         try {
@@ -108,7 +120,7 @@ public final class BrokerConnection implements HealthCheck, AutoCloseable {
         while (status.state() != State.CLOSED) {
             Connection opened = null;
             try {
-                opened = factory.newConnection(name);
+                opened = factory.newConnection(options.nodes(), name);
                 watch(opened);
                 onFirstConnect.accept(opened);
                 connection = opened;
@@ -118,7 +130,7 @@ public final class BrokerConnection implements HealthCheck, AutoCloseable {
                     return;
                 }
                 moveTo(opened.isOpen() ? State.UP : State.DOWN, null);
-                LOG.info("broker_connected", "name", name, "broker", options.brokerAddress());
+                LOG.info("broker_connected", "name", name, "broker", options.brokerAddress(), "node", node(opened));
                 firstConnect.countDown();
                 return;
             } catch (Exception e) {
@@ -154,7 +166,7 @@ public final class BrokerConnection implements HealthCheck, AutoCloseable {
             @Override
             public void handleRecovery(Recoverable recovered) {
                 moveTo(State.UP, null);
-                LOG.info("broker_recovered", "name", name);
+                LOG.info("broker_recovered", "name", name, "node", node(opened));
             }
 
             @Override
@@ -191,6 +203,16 @@ public final class BrokerConnection implements HealthCheck, AutoCloseable {
 
     public State state() {
         return status.state();
+    }
+
+    /** The node the connection is on now, {@code host:port} (after a recovery, the node it moved to); empty while down. */
+    public Optional<String> node() {
+        Connection live = connection;
+        return live == null || !live.isOpen() ? Optional.empty() : Optional.of(node(live));
+    }
+
+    private static String node(Connection connection) {
+        return connection.getAddress().getHostAddress() + ":" + connection.getPort();
     }
 
     /** Why messages cannot be published now, or empty when the connection is up. */
@@ -237,6 +259,7 @@ public final class BrokerConnection implements HealthCheck, AutoCloseable {
     public String json() {
         Status now = status;
         return "{\"state\":\"" + now.state().word() + "\",\"address\":" + AdminRoutes.quote(options.brokerAddress())
+                + node().map(node -> ",\"node\":" + AdminRoutes.quote(node)).orElse("")
                 + ",\"connection\":" + AdminRoutes.quote(name) + ",\"since\":\"" + now.since() + "\""
                 + (now.error() == null ? "" : ",\"error\":" + AdminRoutes.quote(now.error())) + "}";
     }

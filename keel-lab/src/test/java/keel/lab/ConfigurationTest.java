@@ -138,6 +138,24 @@ class ConfigurationTest {
     }
 
     @Test
+    void aClusterOfAddressesDeclaresQuorumQueuesUnlessTold() throws Exception {
+        assertThat(AmqpOptions.defaults().queueArguments()).as("one broker: classic").isNull();
+        Path file = yaml("""
+                amqp:
+                  uri: amqp://keel:secret@rabbit-1:5672/prod
+                  addresses: "rabbit-1:5672, rabbit-2, [::1]:5674"
+                """);
+        AmqpOptions cluster = Main.config(List.of("--config", file.toString())).amqp();
+        assertThat(cluster.brokerAddress()).isEqualTo("amqp://rabbit-1:5672,rabbit-2:5672,[::1]:5674");
+        assertThat(cluster.queueArguments()).isEqualTo(java.util.Map.of("x-queue-type", "quorum"));
+        assertThat(Main.config(List.of("--config", file.toString(), "--amqp-queue-type", "classic")).amqp().queueArguments()).isNull();
+        assertThat(Main.config(List.of("--amqp-queue-type", "quorum")).amqp().queueArguments()).isNotNull();
+        assertThatThrownBy(() -> Main.config(List.of("--amqp-addresses", "rabbit-1:5672,rabbit-2:99999")))
+                .hasMessageContaining("--amqp-addresses").hasMessageContaining("rabbit-2:99999");
+        assertThatThrownBy(() -> Main.config(List.of("--amqp-queue-type", "mirrored"))).hasMessageContaining("auto|classic|quorum");
+    }
+
+    @Test
     void everyGatewayKeyRoundTripsThroughItsFlagAndItsYamlKey() throws Exception {
         AmqpOptions defaults = AmqpOptions.defaults();
         for (AmqpConfigKeys.Key key : AmqpConfigKeys.ALL) {

@@ -138,7 +138,7 @@ final class AsyncPublisher implements AutoCloseable {
             } catch (IOException | ShutdownSignalException e) {
                 if (tag >= 0) tracker.untrack(tag);
                 pending.finish(tag >= 0
-                        ? Outcome.failed("the broker connection failed while publishing: " + e.getMessage())
+                        ? Outcome.refused(GatewayObserver.Refusal.BROKER_DOWN, "the broker connection failed before the message was sent: " + e.getMessage())
                         : Outcome.refused(GatewayObserver.Refusal.NO_CHANNEL, "cannot open a channel: " + e.getMessage()));
             }
         }

@@ -72,7 +72,7 @@ public final class Gateway implements AutoCloseable {
 
     /**
      * On the first connection: with the default exchange, the default routing key names a queue;
-     * declare it (durable) so a message published without a key has somewhere to go. The channel
+     * declare it (durable, of {@code amqp.queue-type}) so a message published without a key has somewhere to go. The channel
      * stays open, so recovery declares the queue again on a new broker. Then the async lanes open
      * their channels.
      */
@@ -80,7 +80,7 @@ public final class Gateway implements AutoCloseable {
         try {
             if (options.gateway().exchange().isEmpty()) {
                 Channel topology = connection.createChannel();
-                topology.queueDeclare(options.gateway().routingKey(), true, false, false, null);
+                topology.queueDeclare(options.gateway().routingKey(), true, false, false, options.queueArguments());
             }
             if (async != null) async.openChannels(connection);
         } catch (IOException e) {

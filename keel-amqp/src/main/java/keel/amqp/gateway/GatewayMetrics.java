@@ -11,7 +11,7 @@ import io.micrometer.core.instrument.MeterRegistry;
  *   <li>{@code keel_gateway_publishes_in_flight} (gauge: {@link Gateway#outstanding}, messages admitted
  *       and not answered yet)</li>
  *   <li>{@code keel_gateway_publishes_total} (counter per {@code result}: {@code confirmed} (acked and
- *       routed, 202), {@code nacked}, {@code returned}, {@code failed} (502), {@code timed_out} (504))</li>
+ *       routed, 202), {@code nacked}, {@code returned}, {@code failed} and {@code timed_out} (504))</li>
  *   <li>{@code keel_gateway_rejected_total} (counter per {@code cause}, the gateway's 503s: {@code broker_connecting},
  *       {@code broker_down}, {@code broker_blocked}, {@code max_outstanding}, {@code channels_busy},
  *       {@code no_channel}, {@code stopping}). The server counts the same 503s as

@@ -20,7 +20,7 @@ public interface GatewayObserver {
         NACKED,
         /** The broker returned it as unroutable (no queue bound to its key): 502. */
         RETURNED,
-        /** The connection or channel failed before its confirm: 502. */
+        /** The connection or channel failed before its confirm: 504 (it may be queued). */
         FAILED,
         /** No confirm within {@code gateway.confirm-timeout}: 504. */
         TIMED_OUT;

@@ -8,8 +8,9 @@ import keel.http.server.AdminRoutes;
 
 /**
  * What became of one publish, as the route answers it. 202 only for a message the broker confirmed;
- * 503 (with {@code Retry-After}) when Keel refused it without publishing; 502 when the broker
- * nacked, returned or lost it; 504 when no confirm came within the timeout. A published message
+ * 503 (with {@code Retry-After}) when Keel refused it without publishing, or the connection failed
+ * before the message was sent; 502 when the broker nacked or returned it; 504 when no confirm came,
+ * within the timeout or before the connection failed (its node died): the message may be queued. A published message
  * carries its {@link GatewayObserver.Result}, a refused one its {@link GatewayObserver.Refusal}
  * (a bad request has neither), for {@link #reportTo}.
  */
@@ -53,9 +54,9 @@ record Outcome(int status, String reason, GatewayObserver.Result result, Gateway
         return new Outcome(502, reason, GatewayObserver.Result.RETURNED, null);
     }
 
-    /** Published, and the connection or channel broke before the confirm. */
+    /** Published, and the connection or channel broke before the confirm: the message may or may not be queued. */
     static Outcome failed(String reason) {
-        return new Outcome(502, reason, GatewayObserver.Result.FAILED, null);
+        return new Outcome(504, reason + "; the message may or may not be queued", GatewayObserver.Result.FAILED, null);
     }
 
     static Outcome timedOut(long millis) {

@@ -65,6 +65,11 @@ final class SyncPublisher implements AutoCloseable {
     private Outcome publishOn(ChannelPool.Lent lent, Message message, long deadline) {
         try {
             lent.channel.basicPublish(options.exchange(), message.routingKey(), true, message.properties(), message.body());
+        } catch (IOException | ShutdownSignalException e) {
+            channels.discard(lent);
+            return Outcome.refused(GatewayObserver.Refusal.BROKER_DOWN, "the broker connection failed before the message was sent: " + describe(e));
+        }
+        try {
             // waitForConfirms(0) would wait for ever: always pass at least 1 ms.
             long waitMillis = Math.max(1, (deadline - System.nanoTime()) / 1_000_000);
             boolean acked = lent.channel.waitForConfirms(waitMillis);
@@ -76,7 +81,7 @@ final class SyncPublisher implements AutoCloseable {
         } catch (TimeoutException e) {
             channels.discard(lent);
             return Outcome.timedOut(options.confirmTimeout().toMillis());
-        } catch (IOException | ShutdownSignalException e) {
+        } catch (ShutdownSignalException e) {
             channels.discard(lent);
             return Outcome.failed("the broker connection failed before the confirm: " + describe(e));
         } catch (InterruptedException e) {

@@ -3,8 +3,8 @@ package keel.amqp.ingest;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
 import keel.amqp.AmqpOptions;
+import keel.amqp.BrokerConnection;
 
 import java.nio.charset.StandardCharsets;
 
@@ -21,10 +21,8 @@ public final class EventLoad {
 
     /** Publishes events {@code from} (inclusive) to {@code to} (exclusive); returns once the broker confirmed all. */
     public static void publish(AmqpOptions options, String prefix, int from, int to) throws Exception {
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setUri(options.uri());
-        try (Connection connection = factory.newConnection("keel-event-load"); Channel channel = connection.createChannel()) {
-            channel.queueDeclare(options.ingest().queue(), true, false, false, null);
+        try (Connection connection = BrokerConnection.open(options, "keel-event-load"); Channel channel = connection.createChannel()) {
+            channel.queueDeclare(options.ingest().queue(), true, false, false, options.queueArguments());
             channel.confirmSelect();
             for (int i = from; i < to; i++) {
                 AMQP.BasicProperties properties = new AMQP.BasicProperties.Builder()

@@ -95,7 +95,7 @@ public final class Ingest implements HealthCheck, AutoCloseable {
         }
         try {
             Channel consuming = connection.createChannel();
-            consuming.queueDeclare(options.ingest().queue(), true, false, false, null);
+            consuming.queueDeclare(options.ingest().queue(), true, false, false, options.queueArguments());
             channel = consuming;
             AmqpOptions.Ingest ingest = options.ingest();
             if (ingest.mode() == IngestMode.SEQUENTIAL) {

@@ -97,7 +97,7 @@ class GatewayFaultsTest extends BrokerTest {
 
     @ParameterizedTest
     @EnumSource(GatewayMode.class)
-    void answers502WhenTheConnectionDropsBeforeTheConfirmAndRecovers(GatewayMode mode) throws Exception {
+    void answers504WhenTheConnectionDropsBeforeTheConfirmAndRecovers(GatewayMode mode) throws Exception {
         String queue = Services.newQueue(broker, "drop");
         try (BrokerProxy proxy = new BrokerProxy();
              GatewayServer server = GatewayServer.start(Services.options().uri(proxy.uri()).mode(mode)
@@ -109,8 +109,8 @@ class GatewayFaultsTest extends BrokerTest {
             proxy.cut();
             proxy.thaw();
             HttpResponse<String> response = inFlight.join();
-            assertThat(response.statusCode()).as(response.body()).isEqualTo(502);
-            assertThat(response.body()).contains("the broker connection failed");
+            assertThat(response.statusCode()).as(response.body()).isEqualTo(504);
+            assertThat(response.body()).contains("the broker connection failed").contains("may or may not be queued");
             // The in-flight answer can come before the connection reports the loss: wait for both edges.
             server.awaitState(BrokerConnection.State.DOWN, Duration.ofSeconds(5));
             server.awaitState(BrokerConnection.State.UP, Duration.ofSeconds(15));

@@ -11,8 +11,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
@@ -101,23 +99,11 @@ class IngestTest extends BrokerTest {
     }
 
     private static long rows(String prefix) {
-        return count("SELECT count(*) FROM device_events WHERE event_id LIKE ?", prefix);
+        return IngestChecks.rows(database, prefix);
     }
 
     private static long distinctRows(String prefix) {
-        return count("SELECT count(DISTINCT event_id) FROM device_events WHERE event_id LIKE ?", prefix);
-    }
-
-    private static long count(String sql, String prefix) {
-        try (PreparedStatement query = database.prepareStatement(sql)) {
-            query.setString(1, prefix + "-%");
-            try (ResultSet result = query.executeQuery()) {
-                result.next();
-                return result.getLong(1);
-            }
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
+        return IngestChecks.distinctRows(database, prefix);
     }
 
     private static long messagesLeft(AmqpOptions options) {
@@ -133,10 +119,6 @@ class IngestTest extends BrokerTest {
     }
 
     private static void await(BooleanSupplier condition, Duration timeout, Ingest ingest) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) throw new AssertionError("not reached within " + timeout + ": " + ingest.json());
-            Thread.sleep(20);
-        }
+        IngestChecks.await(condition, timeout, ingest);
     }
 }
