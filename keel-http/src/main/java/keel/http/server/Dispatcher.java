@@ -174,8 +174,10 @@ final class Dispatcher implements AutoCloseable {
                 }
                 long deadline = route.deadlineOr(handlerDeadline).toNanos();
                 if (deadline > 0 && exchange == null) {
+                    call.watchThread();
                     call.expireAfter(deadline, deadlineResponse(deadline), () -> rejected(ServerObserver.Rejection.DEADLINE));
                 } else if (deadline > 0 && answersLater) {
+                    call.watchThread();
                     exchange.deadline(call, deadline);
                 }
                 Request routed = RequestCoding.decoding(request.withPathParams(found.pathParams()), route.maxBodySizeOr(maxBodySize));
@@ -219,13 +221,15 @@ final class Dispatcher implements AutoCloseable {
         }
         HandlerCall call = new HandlerCall(recorded(done, request, route, observing ? System.nanoTime() : 0, exchange));
         call.releasesWithAnswer(permits::release);
+        long deadline = route.deadlineOr(handlerDeadline).toNanos();
+        if (deadline > 0) call.watchThread(); // armed at its turn, which may come while it runs
         Request routed = RequestCoding.decoding(request.withPathParams(found.pathParams()), route.maxBodySizeOr(maxBodySize));
         if (!run.tryAppend(step(route, routed, call))) {
             permits.release(); // the call is dropped unanswered: what it holds goes back here
             exchange.releaseAnswer();
             return null;
         }
-        return new Follower(call, route.deadlineOr(handlerDeadline).toNanos());
+        return new Follower(call, deadline);
     }
 
     private PipelineRun.Step step(Route route, Request request, HandlerCall call) {

@@ -35,6 +35,8 @@ final class HandlerCall implements Consumer<Response> {
     /** Permits given back with the answer: at most two (the route's limit, then the pool's). */
     private Runnable firstRelease;
     private Runnable secondRelease;
+    /** A deadline may interrupt the handler: its thread is tracked ({@link #watchThread}). */
+    private boolean watched;
     /** The thread running the handler's code now, or null; guarded by {@code this}. */
     private Thread thread;
     /** The blocking transport's timer, cancelled by the answer; null on the nio transport (the channel's deadline). */
@@ -88,13 +90,25 @@ final class HandlerCall implements Consumer<Response> {
         });
     }
 
+    /**
+     * The call has a deadline, which interrupts the handler's thread: set before the handler can run.
+     * Without one (a handler on the loop) {@link #enter} and {@link #leave} cost nothing.
+     */
+    void watchThread() {
+        watched = true;
+    }
+
     /** On the handler's thread, as its code starts. */
-    synchronized void enter() {
-        thread = Thread.currentThread();
+    void enter() {
+        if (!watched) return;
+        synchronized (this) {
+            thread = Thread.currentThread();
+        }
     }
 
     /** On the handler's thread, as its code returns: an interrupt the deadline sent is cleared, so it hits nothing else. */
     void leave() {
+        if (!watched) return;
         boolean interrupted;
         synchronized (this) {
             thread = null;
