@@ -1,5 +1,6 @@
 package keel.http.server;
 
+import keel.http.Request;
 import keel.http.Response;
 import keel.http.client.ClientOptions;
 import keel.http.client.ClientRequest;
@@ -35,23 +36,25 @@ class HandlerDeadlineTest {
     }
 
     /** {@code /slow} sleeps 10 s unless interrupted (noting when it started and that it was interrupted); {@code /fast} answers at once. */
-    private static final class SlowRoutes {
+    static final class SlowRoutes {
         final CountDownLatch interrupted = new CountDownLatch(1);
         final AtomicLong enteredAt = new AtomicLong();
 
         Router register(Router router) {
-            router.get("/slow", request -> {
-                enteredAt.set(System.nanoTime());
-                try {
-                    Thread.sleep(10_000);
-                } catch (InterruptedException e) {
-                    interrupted.countDown();
-                    throw e;
-                }
-                return Response.ok("slept");
-            });
+            router.get("/slow", this::slow);
             router.get("/fast", request -> Response.ok("fast"));
             return router;
+        }
+
+        Response slow(Request request) throws InterruptedException {
+            enteredAt.set(System.nanoTime());
+            try {
+                Thread.sleep(10_000);
+            } catch (InterruptedException e) {
+                interrupted.countDown();
+                throw e;
+            }
+            return Response.ok("slept");
         }
     }
 

@@ -101,18 +101,10 @@ class PipelineRunTest {
     @ParameterizedTest
     @EnumSource(value = Execution.class, names = {"WORKER_POOL", "VIRTUAL_THREAD"})
     void aRequestRunAheadHasItsOwnDeadlineFromItsTurn(Execution execution) throws Exception {
-        CountDownLatch interrupted = new CountDownLatch(1);
+        HandlerDeadlineTest.SlowRoutes slow = new HandlerDeadlineTest.SlowRoutes();
         Router router = new Router();
         router.with(execution)
-                .get("/slow", req -> {
-                    try {
-                        Thread.sleep(10_000);
-                    } catch (InterruptedException e) {
-                        interrupted.countDown();
-                        throw e;
-                    }
-                    return Response.ok("slept");
-                })
+                .get("/slow", slow::slow)
                 .get("/fast", req -> Response.ok("fast " + req.queryParam("i").orElse("?")));
         try (TestServer server = TestServer.start(Wire.NIO, router, b -> b.handlerDeadline(DEADLINE)); RawClient client = server.raw()) {
             long sent = System.nanoTime();
@@ -122,7 +114,7 @@ class PipelineRunTest {
             assertThat(expired.status()).isEqualTo(503);
             assertThat(expired.body()).contains("handler deadline of 200 ms passed");
             assertThat(Duration.ofNanos(System.nanoTime() - sent)).isGreaterThanOrEqualTo(DEADLINE);
-            assertThat(interrupted.await(5, TimeUnit.SECONDS)).as("the run's thread was interrupted").isTrue();
+            assertThat(slow.interrupted.await(5, TimeUnit.SECONDS)).as("the run's thread was interrupted").isTrue();
             assertThat(client.read().body()).as("the run goes on after it").isEqualTo("fast 2");
         }
     }
