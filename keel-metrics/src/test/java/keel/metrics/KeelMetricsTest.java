@@ -170,7 +170,10 @@ class KeelMetricsTest {
             try {
                 for (int i = 0; i < 3; i++) calls.add(server.getAsync("/slow"));
 
-                PrometheusText text = server.scrapeUntil(t -> t.value("keel_http_server_rejected_total", "reason", "worker_pool_full") >= 1);
+                // The third request is refused as soon as the first two are admitted; the pool's thread takes
+                // up the first a moment later: scrape until both have happened.
+                PrometheusText text = server.scrapeUntil(t -> t.value("keel_http_server_rejected_total", "reason", "worker_pool_full") >= 1
+                        && t.value("keel_worker_pool_active_threads") == 1 && t.value("keel_worker_pool_queued_requests") == 1);
                 assertThat(text.value("keel_http_server_rejected_total", "reason", "worker_pool_full")).isGreaterThanOrEqualTo(1);
                 assertThat(text.value("keel_worker_pool_active_threads")).isEqualTo(1);
                 assertThat(text.value("keel_worker_pool_queued_requests")).isEqualTo(1);
