@@ -11,6 +11,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -63,9 +65,13 @@ class IngestClusterTest {
                 await(() -> rows(prefix) >= half / 10, first);
                 int consumers = Cluster.nodeOf(first.broker().node().orElseThrow());
                 int lost = victim == Victim.QUEUE_LEADER ? leader : consumers;
-                Cluster.kill(lost);
-                killed = lost;
-                assertThat(rows(prefix)).as("node killed midway").isLessThan(half);
+                // Inserts wait while the node dies, so it dies with deliveries taken and not stored, however
+                // fast the consumer is compared with a kill.
+                try (AutoCloseable held = holdInserts()) {
+                    Cluster.kill(lost);
+                    killed = lost;
+                    assertThat(rows(prefix)).as("node killed midway").isLessThan(half);
+                }
                 if (lost == consumers) {
                     await(() -> first.broker().node().map(Cluster::nodeOf).filter(node -> node != lost).isPresent(), first);
                 }
@@ -105,6 +111,20 @@ class IngestClusterTest {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Holds every insert into the events table (a SHARE lock, which reads pass) until closed. */
+    private static AutoCloseable holdInserts() throws SQLException {
+        java.sql.Connection lock = Services.database();
+        lock.setAutoCommit(false);
+        try (Statement statement = lock.createStatement()) {
+            statement.execute("LOCK TABLE " + EventStore.TABLE + " IN SHARE MODE");
+        }
+        return () -> {
+            try (lock) {
+                lock.rollback();
+            }
+        };
     }
 
     private static long rows(String prefix) {
