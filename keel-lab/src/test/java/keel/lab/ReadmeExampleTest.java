@@ -2,9 +2,6 @@ package keel.lab;
 
 import keel.http.Response;
 import keel.http.router.Router;
-import keel.amqp.AmqpConfigKeys;
-import keel.amqp.AmqpOptions;
-import keel.http.server.ConfigKeys;
 import keel.http.server.Execution;
 import keel.http.server.HttpServer;
 import keel.http.server.ServerOptions;
@@ -20,7 +17,7 @@ import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Keeps README.md true: its Java example runs as printed, and its reference lists every option. */
+/** Keeps README.md true: its Java example runs as printed. */
 class ReadmeExampleTest {
     static final Path README = Path.of("..", "README.md");
 
@@ -76,29 +73,6 @@ class ReadmeExampleTest {
                     .isEqualTo("{\"q\":42}");
             assertThat(client.send(HttpRequest.newBuilder(URI.create(base + "/report?year=1999")).build(), HttpResponse.BodyHandlers.ofString()).body())
                     .isEqualTo("report 1999");
-        }
-    }
-
-    @Test
-    void theConfigurationReferenceListsEveryKeyFlagAndDefault() throws Exception {
-        String readme = Files.readString(README);
-        ServerOptions defaults = ServerOptions.defaults();
-        for (ConfigKeys.Key key : ConfigKeys.ALL) {
-            String row = readme.lines().filter(l -> l.startsWith("| `" + key.yaml() + "` ")).findFirst().orElse("");
-            assertThat(row).as(key.yaml()).contains("`" + key.flag() + "`");
-            String value = key.valueIn(defaults);
-            if (!key.yaml().equals("server.loops")) assertThat(row).as(key.yaml()).contains("`" + (value.isEmpty() ? "\"\"" : value) + "`");
-        }
-        LabSettings lab = LabSettings.defaults();
-        for (LabSettings.Key key : LabSettings.KEYS) {
-            String row = readme.lines().filter(l -> l.startsWith("| `" + key.yaml() + "` ")).findFirst().orElse("");
-            assertThat(row).as(key.yaml()).contains("`" + key.flag() + "`").contains("`" + key.current().apply(lab) + "`");
-        }
-        AmqpOptions amqpDefaults = AmqpOptions.defaults();
-        for (AmqpConfigKeys.Key key : AmqpConfigKeys.ALL) {
-            String row = readme.lines().filter(l -> l.startsWith("| `" + key.yaml() + "` ")).findFirst().orElse("");
-            String value = key.valueIn(amqpDefaults);
-            assertThat(row).as(key.yaml()).contains("`" + key.flag() + "`").contains("`" + (value.isEmpty() ? "\"\"" : value) + "`");
         }
     }
 }
