@@ -47,6 +47,12 @@ public abstract class KnobBuilder<R extends Record, B extends KnobBuilder<R, B>>
         return table.build(values, others);
     }
 
+    /** The value of each knob so far, by YAML key. */
+    final Map<String, Object> values() {
+        return Map.copyOf(values.entrySet().stream().filter(e -> e.getValue() != null)
+                .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+    }
+
     @SuppressWarnings("unchecked")
     private B self() {
         return (B) this;
