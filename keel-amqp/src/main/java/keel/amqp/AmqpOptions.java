@@ -4,6 +4,11 @@ import static keel.http.server.ConfigValues.positive;
 
 import keel.amqp.gateway.GatewayMode;
 import keel.amqp.ingest.IngestMode;
+import keel.http.server.ConfigValues;
+import keel.http.server.Knob;
+import keel.http.server.Knob.As;
+import keel.http.server.KnobBuilder;
+import keel.http.server.KnobTable;
 
 import com.rabbitmq.client.Address;
 
@@ -14,25 +19,39 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Every knob of the RabbitMQ gateway and the ingest pipeline, immutable, with all defaults in
- * {@link Builder}. The YAML keys and CLI flags of each component are listed in {@link AmqpConfigKeys}.
- *
- * @param uri              the broker, {@code amqp://user:password@host:port/vhost}: with {@code addresses},
- *                         only its scheme, credentials and virtual host count
- * @param addresses        the nodes of a cluster, {@code host:port} each (empty: the node of {@code uri});
- *                         a connection goes to any live one and, when its node is lost, to another
- * @param queueType        the type of the queues declared; {@code auto}: quorum with more than one address
- * @param recoveryInterval how often a lost (or never made) broker connection is tried again
+ * Every knob of the RabbitMQ gateway and the ingest pipeline, immutable. Each component declares its
+ * YAML key, CLI flag, default and meaning with {@link Knob}; {@link #KNOBS} reads them for the
+ * {@link Builder}, {@code keel.yaml}, the flags, {@code --help} and the reference table.
  */
-public record AmqpOptions(URI uri, List<String> addresses, QueueType queueType, Duration recoveryInterval,
-                          Gateway gateway, Ingest ingest, Database database) {
+public record AmqpOptions(
+        @Knob(key = "amqp.uri", flag = "--amqp-uri", value = "amqp://guest:guest@127.0.0.1:5672",
+                doc = "the RabbitMQ broker of the gateway and the ingest pipeline (`amqp://user:password@host:port/vhost`)")
+        URI uri,
+        @Knob(key = "amqp.addresses", flag = "--amqp-addresses", value = "", as = As.HOST_PORTS,
+                doc = "a cluster's nodes, `host:port,host:port,...`; `amqp.uri` then gives only the credentials and virtual host (empty: the node of `amqp.uri`)")
+        List<String> addresses,
+        @Knob(key = "amqp.queue-type", flag = "--amqp-queue-type", value = "auto",
+                doc = "the queues declared: `classic`, `quorum`, or `auto` (quorum with more than one address)")
+        QueueType queueType,
+        @Knob(key = "amqp.recovery-interval", flag = "--amqp-recovery-interval", value = "1s",
+                doc = "how often a refused or lost broker connection is tried again")
+        Duration recoveryInterval,
+        Gateway gateway, Ingest ingest, Database database) {
+
+    /** The knobs of these options, read from the declarations. */
+    public static final KnobTable<AmqpOptions> KNOBS = KnobTable.of(AmqpOptions.class);
 
     public AmqpOptions {
         Objects.requireNonNull(uri, "amqp.uri");
         if (!"amqp".equals(uri.getScheme()) && !"amqps".equals(uri.getScheme())) {
             throw new IllegalArgumentException("amqp.uri must start with amqp:// or amqps://: " + uri);
         }
-        addresses = List.copyOf(addresses);
+        addresses = addresses.stream().map(String::strip).toList();
+        try {
+            addresses.forEach(ConfigValues::hostPort);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("amqp.addresses: " + e.getMessage());
+        }
         Objects.requireNonNull(queueType, "amqp.queue-type");
         positive("amqp.recovery-interval", recoveryInterval);
         Objects.requireNonNull(gateway, "gateway");
@@ -40,20 +59,29 @@ public record AmqpOptions(URI uri, List<String> addresses, QueueType queueType, 
         Objects.requireNonNull(database, "database");
     }
 
-    /**
-     * {@code POST /gateway/publish}.
-     *
-     * @param mode             where the publish runs: {@code event-loop}, {@code worker-pool}, {@code async}, {@code virtual-thread}
-     * @param exchange         the exchange messages go to ({@code ""}: the default exchange)
-     * @param routingKey       the routing key when a request names none; with the default exchange this
-     *                         queue is declared (durable) on connect
-     * @param confirmTimeout   how long a request waits for the broker's confirm before it answers 504
-     * @param channels         synchronous modes: channels, each carrying one unconfirmed message at a time
-     * @param publisherThreads async mode: channels, each fed by one publisher thread
-     * @param maxOutstanding   async mode: messages queued or awaiting a confirm; past it a request gets 503
-     */
-    public record Gateway(GatewayMode mode, String exchange, String routingKey, Duration confirmTimeout,
-                          int channels, int publisherThreads, int maxOutstanding) {
+    /** {@code POST /gateway/publish}. */
+    public record Gateway(
+            @Knob(key = "gateway.mode", flag = "--gateway-mode", value = "async",
+                    doc = "how `POST /gateway/publish` runs: `event-loop` (V1), `worker-pool` (V2), `async` (V3), `virtual-thread` (V4)")
+            GatewayMode mode,
+            @Knob(key = "gateway.exchange", flag = "--gateway-exchange", value = "",
+                    doc = "the exchange messages go to (empty: the default exchange)")
+            String exchange,
+            @Knob(key = "gateway.routing-key", flag = "--gateway-routing-key", value = "keel.gateway",
+                    doc = "the routing key when a request names none; on the default exchange, a durable queue of that name is declared")
+            String routingKey,
+            @Knob(key = "gateway.confirm-timeout", flag = "--gateway-confirm-timeout", value = "5s",
+                    doc = "how long a request waits for the broker's confirm (504 past it); also bounds channel RPCs")
+            Duration confirmTimeout,
+            @Knob(key = "gateway.channels", flag = "--gateway-channels", value = "128", min = 1, max = 2047,
+                    doc = "V1, V2, V4: channels, each lent to one request at a time (503 when none frees up within the confirm timeout)")
+            int channels,
+            @Knob(key = "gateway.publisher-threads", flag = "--gateway-publisher-threads", value = "2", min = 1, max = 256,
+                    doc = "V3: channels, each fed by one publisher thread")
+            int publisherThreads,
+            @Knob(key = "gateway.max-outstanding", flag = "--gateway-max-outstanding", value = "10000", min = 1, max = 10_000_000,
+                    doc = "V3: messages queued or awaiting a confirm (503 past it)")
+            int maxOutstanding) {
         public Gateway {
             Objects.requireNonNull(mode, "gateway.mode");
             Objects.requireNonNull(exchange, "gateway.exchange");
@@ -65,17 +93,26 @@ public record AmqpOptions(URI uri, List<String> addresses, QueueType queueType, 
         }
     }
 
-    /**
-     * The consumer that stores device events in PostgreSQL.
-     *
-     * @param enabled   false: no consumer runs
-     * @param mode      {@code sequential} or {@code pipelined}
-     * @param queue     the (durable) queue of device events
-     * @param prefetch  pipelined: unacknowledged deliveries at once
-     * @param writers   pipelined: database connections inserting at once
-     * @param batchSize pipelined: rows per insert statement at most
-     */
-    public record Ingest(boolean enabled, IngestMode mode, String queue, int prefetch, int writers, int batchSize) {
+    /** The consumer that stores device events in PostgreSQL. */
+    public record Ingest(
+            @Knob(key = "ingest.enabled", flag = "--ingest", value = "false",
+                    doc = "run the consumer that stores device events in PostgreSQL")
+            boolean enabled,
+            @Knob(key = "ingest.mode", flag = "--ingest-mode", value = "pipelined",
+                    doc = "`sequential` (insert, commit, ack, next) or `pipelined` (batched, bounded in flight)")
+            IngestMode mode,
+            @Knob(key = "ingest.queue", flag = "--ingest-queue", value = "keel.ingest",
+                    doc = "the durable queue of device events")
+            String queue,
+            @Knob(key = "ingest.prefetch", flag = "--ingest-prefetch", value = "500", min = 1, max = 65_535,
+                    doc = "pipelined: unacknowledged deliveries at once")
+            int prefetch,
+            @Knob(key = "ingest.writers", flag = "--ingest-writers", value = "4", min = 1, max = 256,
+                    doc = "pipelined: database connections inserting at once")
+            int writers,
+            @Knob(key = "ingest.batch-size", flag = "--ingest-batch-size", value = "100", min = 1, max = 10_000,
+                    doc = "pipelined: rows per insert statement at most")
+            int batchSize) {
         public Ingest {
             Objects.requireNonNull(mode, "ingest.mode");
             if (queue == null || queue.isEmpty()) throw new IllegalArgumentException("ingest.queue must not be empty");
@@ -87,7 +124,14 @@ public record AmqpOptions(URI uri, List<String> addresses, QueueType queueType, 
     }
 
     /** The PostgreSQL database of the ingest pipeline ({@code jdbc:postgresql://host:port/name}). */
-    public record Database(String url, String user, String password) {
+    public record Database(
+            @Knob(key = "database.url", flag = "--database-url", value = "jdbc:postgresql://127.0.0.1:5432/keel",
+                    doc = "the PostgreSQL database of the ingest pipeline")
+            String url,
+            @Knob(key = "database.user", flag = "--database-user", value = "keel", doc = "its user")
+            String user,
+            @Knob(key = "database.password", flag = "--database-password", value = "keel", as = As.VERBATIM, doc = "its password")
+            String password) {
         public Database {
             if (url == null || !url.startsWith("jdbc:postgresql:")) {
                 throw new IllegalArgumentException("database.url must start with jdbc:postgresql: " + url);
@@ -135,157 +179,40 @@ public record AmqpOptions(URI uri, List<String> addresses, QueueType queueType, 
         return resolvedQueueType().arguments();
     }
 
-    /** Flat setters named after the components; every default lives here. */
-    public static final class Builder {
-        private URI uri = URI.create("amqp://guest:guest@127.0.0.1:5672");
-        private List<String> addresses = List.of();
-        private QueueType queueType = QueueType.AUTO;
-        private Duration recoveryInterval = Duration.ofSeconds(1);
-        private GatewayMode mode = GatewayMode.ASYNC;
-        private String exchange = "";
-        private String routingKey = "keel.gateway";
-        private Duration confirmTimeout = Duration.ofSeconds(5);
-        private int channels = 128;
-        private int publisherThreads = 2;
-        private int maxOutstanding = 10_000;
-        private boolean ingestEnabled = false;
-        private IngestMode ingestMode = IngestMode.PIPELINED;
-        private String ingestQueue = "keel.ingest";
-        private int prefetch = 500;
-        private int writers = 4;
-        private int batchSize = 100;
-        private String databaseUrl = "jdbc:postgresql://127.0.0.1:5432/keel";
-        private String databaseUser = "keel";
-        private String databasePassword = "keel";
-
+    /** Flat setters, each naming the YAML key of its knob; the defaults are the declarations'. */
+    public static final class Builder extends KnobBuilder<AmqpOptions, Builder> {
         private Builder() {
+            super(KNOBS);
         }
 
-        public Builder uri(URI uri) {
-            this.uri = uri;
-            return this;
-        }
+        public Builder uri(URI uri) { return set("amqp.uri", uri); }
+        public Builder addresses(List<String> addresses) { return set("amqp.addresses", List.copyOf(addresses)); }
+        public Builder queueType(QueueType queueType) { return set("amqp.queue-type", queueType); }
+        public Builder recoveryInterval(Duration recoveryInterval) { return set("amqp.recovery-interval", recoveryInterval); }
+        public Builder mode(GatewayMode mode) { return set("gateway.mode", mode); }
+        public Builder exchange(String exchange) { return set("gateway.exchange", exchange); }
+        public Builder routingKey(String routingKey) { return set("gateway.routing-key", routingKey); }
+        public Builder confirmTimeout(Duration confirmTimeout) { return set("gateway.confirm-timeout", confirmTimeout); }
+        public Builder channels(int channels) { return set("gateway.channels", channels); }
+        public Builder publisherThreads(int publisherThreads) { return set("gateway.publisher-threads", publisherThreads); }
+        public Builder maxOutstanding(int maxOutstanding) { return set("gateway.max-outstanding", maxOutstanding); }
+        public Builder ingestEnabled(boolean ingestEnabled) { return set("ingest.enabled", ingestEnabled); }
+        public Builder ingestMode(IngestMode ingestMode) { return set("ingest.mode", ingestMode); }
+        public Builder ingestQueue(String ingestQueue) { return set("ingest.queue", ingestQueue); }
+        public Builder prefetch(int prefetch) { return set("ingest.prefetch", prefetch); }
+        public Builder writers(int writers) { return set("ingest.writers", writers); }
+        public Builder batchSize(int batchSize) { return set("ingest.batch-size", batchSize); }
+        public Builder databaseUrl(String databaseUrl) { return set("database.url", databaseUrl); }
+        public Builder databaseUser(String databaseUser) { return set("database.user", databaseUser); }
+        public Builder databasePassword(String databasePassword) { return set("database.password", databasePassword); }
 
+        /** The broker as text; a malformed URI is refused. */
         public Builder uri(String uri) {
-            try {
-                return uri(new URI(uri.trim()));
-            } catch (java.net.URISyntaxException e) {
-                throw new IllegalArgumentException("not a URI: " + e.getMessage());
-            }
-        }
-
-        /** Each {@code host:port} (or {@code host}, on the scheme's default port); checked here. */
-        public Builder addresses(List<String> addresses) {
-            for (String address : addresses) {
-                Address parsed;
-                try {
-                    parsed = Address.parseAddress(address.strip());
-                } catch (RuntimeException e) {
-                    throw new IllegalArgumentException("not a host:port: '" + address + "'");
-                }
-                if (parsed.getHost().isEmpty() || parsed.getPort() > 65_535 || parsed.getPort() == 0 || parsed.getPort() < -1) {
-                    throw new IllegalArgumentException("not a host:port: '" + address + "'");
-                }
-            }
-            this.addresses = addresses.stream().map(String::strip).toList();
-            return this;
-        }
-
-        public Builder queueType(QueueType queueType) {
-            this.queueType = queueType;
-            return this;
-        }
-
-        public Builder recoveryInterval(Duration recoveryInterval) {
-            this.recoveryInterval = recoveryInterval;
-            return this;
-        }
-
-        public Builder mode(GatewayMode mode) {
-            this.mode = mode;
-            return this;
-        }
-
-        public Builder exchange(String exchange) {
-            this.exchange = exchange;
-            return this;
-        }
-
-        public Builder routingKey(String routingKey) {
-            this.routingKey = routingKey;
-            return this;
-        }
-
-        public Builder confirmTimeout(Duration confirmTimeout) {
-            this.confirmTimeout = confirmTimeout;
-            return this;
-        }
-
-        public Builder channels(int channels) {
-            this.channels = channels;
-            return this;
-        }
-
-        public Builder publisherThreads(int publisherThreads) {
-            this.publisherThreads = publisherThreads;
-            return this;
-        }
-
-        public Builder maxOutstanding(int maxOutstanding) {
-            this.maxOutstanding = maxOutstanding;
-            return this;
-        }
-
-        public Builder ingestEnabled(boolean ingestEnabled) {
-            this.ingestEnabled = ingestEnabled;
-            return this;
-        }
-
-        public Builder ingestMode(IngestMode ingestMode) {
-            this.ingestMode = ingestMode;
-            return this;
-        }
-
-        public Builder ingestQueue(String ingestQueue) {
-            this.ingestQueue = ingestQueue;
-            return this;
-        }
-
-        public Builder prefetch(int prefetch) {
-            this.prefetch = prefetch;
-            return this;
-        }
-
-        public Builder writers(int writers) {
-            this.writers = writers;
-            return this;
-        }
-
-        public Builder batchSize(int batchSize) {
-            this.batchSize = batchSize;
-            return this;
-        }
-
-        public Builder databaseUrl(String databaseUrl) {
-            this.databaseUrl = databaseUrl;
-            return this;
-        }
-
-        public Builder databaseUser(String databaseUser) {
-            this.databaseUser = databaseUser;
-            return this;
-        }
-
-        public Builder databasePassword(String databasePassword) {
-            this.databasePassword = databasePassword;
-            return this;
+            return uri((URI) KNOBS.byYaml("amqp.uri").orElseThrow().parse(uri));
         }
 
         public AmqpOptions build() {
-            return new AmqpOptions(uri, addresses, queueType, recoveryInterval,
-                    new Gateway(mode, exchange, routingKey, confirmTimeout, channels, publisherThreads, maxOutstanding),
-                    new Ingest(ingestEnabled, ingestMode, ingestQueue, prefetch, writers, batchSize),
-                    new Database(databaseUrl, databaseUser, databasePassword));
+            return build(Map.of());
         }
     }
 }

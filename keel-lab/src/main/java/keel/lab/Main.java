@@ -1,6 +1,5 @@
 package keel.lab;
 
-import keel.amqp.AmqpConfigKeys;
 import keel.amqp.AmqpOptions;
 import keel.amqp.ingest.EventLoad;
 import keel.core.log.Json;
@@ -103,13 +102,13 @@ public final class Main {
             String flag = flags.get(i);
             String value = value(flags, i);
             if (flag.equals("--config")) continue;
-            var labKey = LabSettings.byFlag(flag);
-            var amqpKey = AmqpConfigKeys.byFlag(flag);
-            if (labKey.isPresent()) LabSettings.apply(lab, labKey.get(), flag, value, "the command line");
-            else if (amqpKey.isPresent()) AmqpConfigKeys.apply(amqp, amqpKey.get(), flag, value, "the command line");
+            var labKey = LabSettings.KNOBS.byFlag(flag);
+            var amqpKey = AmqpOptions.KNOBS.byFlag(flag);
+            if (labKey.isPresent()) lab.apply(labKey.get(), flag, value, "the command line");
+            else if (amqpKey.isPresent()) amqp.apply(amqpKey.get(), flag, value, "the command line");
             else ConfigKeys.applyFlag(builder, flag, value);
         }
-        return new Config(ConfigKeys.build(builder), lab.build(), AmqpConfigKeys.build(amqp));
+        return new Config(ConfigKeys.build(builder::build), ConfigKeys.build(lab::build), ConfigKeys.build(amqp::build));
     }
 
     /**
@@ -206,6 +205,18 @@ public final class Main {
         }
     }
 
+    /**
+     * The reference table of every knob (server, lab app, gateway and ingest) with the library's
+     * defaults, as {@code docs/configuration.md} holds it between its marker comments.
+     */
+    static String reference() {
+        List<String> rows = new ArrayList<>(List.of("| YAML key | flag | default | meaning |", "| --- | --- | --- | --- |"));
+        rows.addAll(ServerOptions.KNOBS.markdownRows());
+        rows.addAll(LabSettings.KNOBS.markdownRows());
+        rows.addAll(AmqpOptions.KNOBS.markdownRows());
+        return String.join("\n", rows) + "\n";
+    }
+
     static String help() {
         StringBuilder text = new StringBuilder("""
                 Keel: an event-loop HTTP/1.1 server runtime and its lab.
@@ -235,20 +246,10 @@ public final class Main {
                 Configuration: defaults < the YAML file of --config < flags. Every flag has a YAML key:
 
                 """);
-        ServerOptions defaults = defaults().build();
-        for (ConfigKeys.Key key : ConfigKeys.ALL) {
-            String value = key.valueIn(defaults);
-            text.append(String.format("  %-26s %-32s %s (%s)%n", key.flag() + " V", key.yaml(), key.help(),
-                    value.isEmpty() ? "not set" : "default " + value));
-        }
-        LabSettings labDefaults = new LabSettings.Builder().build();
-        for (LabSettings.Key key : LabSettings.KEYS) {
-            text.append(String.format("  %-26s %-32s %s (default %s)%n", key.flag() + " V", key.yaml(), key.help(), key.current().apply(labDefaults)));
-        }
-        AmqpOptions amqpDefaults = AmqpOptions.defaults();
-        for (AmqpConfigKeys.Key key : AmqpConfigKeys.ALL) {
-            text.append(String.format("  %-26s %-32s %s (default %s)%n", key.flag() + " V", key.yaml(), key.help(), key.valueIn(amqpDefaults)));
-        }
+        List<String> lines = new ArrayList<>(ServerOptions.KNOBS.helpLines(defaults().build()));
+        lines.addAll(LabSettings.KNOBS.helpLines(LabSettings.defaults()));
+        lines.addAll(AmqpOptions.KNOBS.helpLines(AmqpOptions.defaults()));
+        lines.forEach(line -> text.append(line).append('\n'));
         text.append("""
 
                 Each route's settings (YAML only): a routes: list, one entry per route pattern, over what the code declared:

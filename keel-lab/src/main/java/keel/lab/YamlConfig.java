@@ -3,7 +3,6 @@ package keel.lab;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import keel.amqp.AmqpConfigKeys;
 import keel.amqp.AmqpOptions;
 import keel.http.server.ConfigKeys;
 import keel.http.server.ServerOptions;
@@ -16,7 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Reads {@code keel.yaml}: nested maps whose dotted paths are the keys of {@link ConfigKeys}, {@link LabSettings} and {@link AmqpConfigKeys}
+ * Reads {@code keel.yaml}: nested maps whose dotted paths are the keys of the knobs of {@link ServerOptions}, {@link LabSettings} and {@link AmqpOptions}
  * ({@code server: {port: 8080}} is {@code server.port}), and the {@code routes:} list, one entry per
  * route pattern ({@link ConfigKeys#route}). Unknown keys and bad values are refused with the key's
  * name ({@code routes[0].execution}) and the file's.
@@ -50,10 +49,10 @@ final class YamlConfig {
             } else if (value.isObject()) {
                 applyNode(key, value, builder, lab, amqp, source);
             } else if (value.isValueNode() && !value.isNull()) {
-                var labKey = LabSettings.byYaml(key);
-                var amqpKey = AmqpConfigKeys.byYaml(key);
-                if (labKey.isPresent()) LabSettings.apply(lab, labKey.get(), key, value.asText(), source);
-                else if (amqpKey.isPresent()) AmqpConfigKeys.apply(amqp, amqpKey.get(), key, value.asText(), source);
+                var labKey = LabSettings.KNOBS.byYaml(key);
+                var amqpKey = AmqpOptions.KNOBS.byYaml(key);
+                if (labKey.isPresent()) lab.apply(labKey.get(), key, value.asText(), source);
+                else if (amqpKey.isPresent()) amqp.apply(amqpKey.get(), key, value.asText(), source);
                 else ConfigKeys.applyYaml(builder, key, value.asText(), source);
             } else {
                 throw new ConfigKeys.ConfigException("configuration key '" + key + "' in " + source + " needs a single value");

@@ -1,10 +1,10 @@
 package keel.lab;
 
-import keel.amqp.AmqpConfigKeys;
 import keel.amqp.AmqpOptions;
 import keel.amqp.gateway.GatewayMode;
 import keel.amqp.ingest.IngestMode;
 import keel.http.server.ConfigKeys;
+import keel.http.server.KnobTable;
 import keel.http.server.Execution;
 import keel.http.server.ServerOptions;
 import keel.http.server.Threads;
@@ -99,7 +99,7 @@ class ConfigurationTest {
     @Test
     void everyKeyRoundTripsThroughItsFlagAndItsYamlKey() {
         ServerOptions defaults = ServerOptions.defaults();
-        for (ConfigKeys.Key key : ConfigKeys.ALL) {
+        for (KnobTable.Key<ServerOptions> key : ConfigKeys.ALL) {
             ServerOptions.Builder viaFlag = ServerOptions.builder();
             ConfigKeys.applyFlag(viaFlag, key.flag(), key.valueIn(defaults));
             assertThat(key.valueIn(viaFlag.build())).as(key.flag()).isEqualTo(key.valueIn(defaults));
@@ -152,13 +152,19 @@ class ConfigurationTest {
         assertThat(Main.config(List.of("--amqp-queue-type", "quorum")).amqp().queueArguments()).isNotNull();
         assertThatThrownBy(() -> Main.config(List.of("--amqp-addresses", "rabbit-1:5672,rabbit-2:99999")))
                 .hasMessageContaining("--amqp-addresses").hasMessageContaining("rabbit-2:99999");
+        for (String bad : List.of("rabbit-1:", ":5672", "rabbit-1:0", "rabbit 1:5672", "[::1", "[::1]5672", "guest@rabbit-1")) {
+            assertThatThrownBy(() -> Main.config(List.of("--amqp-addresses", bad))).as(bad)
+                    .hasMessageContaining("--amqp-addresses").hasMessageContaining("not a host:port");
+        }
+        assertThatThrownBy(() -> AmqpOptions.builder().addresses(List.of("rabbit-1:70000")).build())
+                .hasMessageContaining("amqp.addresses");
         assertThatThrownBy(() -> Main.config(List.of("--amqp-queue-type", "mirrored"))).hasMessageContaining("auto|classic|quorum");
     }
 
     @Test
     void everyGatewayKeyRoundTripsThroughItsFlagAndItsYamlKey() throws Exception {
         AmqpOptions defaults = AmqpOptions.defaults();
-        for (AmqpConfigKeys.Key key : AmqpConfigKeys.ALL) {
+        for (KnobTable.Key<AmqpOptions> key : AmqpOptions.KNOBS.keys()) {
             Main.Config viaFlag = Main.config(List.of(key.flag(), key.valueIn(defaults)));
             assertThat(viaFlag.amqp()).as(key.flag()).isEqualTo(defaults);
             Path file = yaml(key.yaml().replace(".", ":\n  ") + ": \"" + key.valueIn(defaults) + "\"\n");
@@ -199,10 +205,10 @@ class ConfigurationTest {
     void helpListsEveryFlagWithItsKeyAndDefault() throws Exception {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         assertThat(Main.run(List.of("--help"), new PrintStream(out), System.err)).isZero();
-        for (ConfigKeys.Key key : ConfigKeys.ALL) {
+        for (KnobTable.Key<ServerOptions> key : ConfigKeys.ALL) {
             assertThat(out.toString()).contains(key.flag()).contains(key.yaml());
         }
-        for (AmqpConfigKeys.Key key : AmqpConfigKeys.ALL) {
+        for (KnobTable.Key<AmqpOptions> key : AmqpOptions.KNOBS.keys()) {
             assertThat(out.toString()).contains(key.flag()).contains(key.yaml());
         }
     }

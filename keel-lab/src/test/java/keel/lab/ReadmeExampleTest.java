@@ -2,9 +2,6 @@ package keel.lab;
 
 import keel.http.Response;
 import keel.http.router.Router;
-import keel.amqp.AmqpConfigKeys;
-import keel.amqp.AmqpOptions;
-import keel.http.server.ConfigKeys;
 import keel.http.server.Execution;
 import keel.http.server.HttpServer;
 import keel.http.server.ServerOptions;
@@ -20,10 +17,9 @@ import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Keeps README.md true: its Java example runs as printed; and docs/configuration.md lists every option. */
+/** Keeps README.md true: its Java example runs as printed. */
 class ReadmeExampleTest {
     static final Path README = Path.of("..", "README.md");
-    static final Path CONFIGURATION = Path.of("..", "docs", "configuration.md");
 
     static final class Reports {
         static String slowQuery(String year) {
@@ -77,29 +73,6 @@ class ReadmeExampleTest {
                     .isEqualTo("{\"q\":42}");
             assertThat(client.send(HttpRequest.newBuilder(URI.create(base + "/report?year=1999")).build(), HttpResponse.BodyHandlers.ofString()).body())
                     .isEqualTo("report 1999");
-        }
-    }
-
-    @Test
-    void theConfigurationReferenceListsEveryKeyFlagAndDefault() throws Exception {
-        String reference = Files.readString(CONFIGURATION);
-        ServerOptions defaults = ServerOptions.defaults();
-        for (ConfigKeys.Key key : ConfigKeys.ALL) {
-            String row = reference.lines().filter(l -> l.startsWith("| `" + key.yaml() + "` ")).findFirst().orElse("");
-            assertThat(row).as(key.yaml()).contains("`" + key.flag() + "`");
-            String value = key.valueIn(defaults);
-            if (!key.yaml().equals("server.loops")) assertThat(row).as(key.yaml()).contains("`" + (value.isEmpty() ? "\"\"" : value) + "`");
-        }
-        LabSettings lab = LabSettings.defaults();
-        for (LabSettings.Key key : LabSettings.KEYS) {
-            String row = reference.lines().filter(l -> l.startsWith("| `" + key.yaml() + "` ")).findFirst().orElse("");
-            assertThat(row).as(key.yaml()).contains("`" + key.flag() + "`").contains("`" + key.current().apply(lab) + "`");
-        }
-        AmqpOptions amqpDefaults = AmqpOptions.defaults();
-        for (AmqpConfigKeys.Key key : AmqpConfigKeys.ALL) {
-            String row = reference.lines().filter(l -> l.startsWith("| `" + key.yaml() + "` ")).findFirst().orElse("");
-            String value = key.valueIn(amqpDefaults);
-            assertThat(row).as(key.yaml()).contains("`" + key.flag() + "`").contains("`" + (value.isEmpty() ? "\"\"" : value) + "`");
         }
     }
 }

@@ -148,4 +148,40 @@ public final class ConfigValues {
     public static String list(List<String> words) {
         return String.join(",", words);
     }
+
+    /** A comma-separated list of {@code host:port} (or {@code host}, on a default port), each checked by {@link #hostPort}. */
+    public static List<String> hostPorts(String text) {
+        List<String> addresses = list(text);
+        addresses.forEach(ConfigValues::hostPort);
+        return addresses;
+    }
+
+    /**
+     * Refuses anything but {@code host}, {@code host:port}, {@code [ipv6]} or {@code [ipv6]:port}, with
+     * a port in 1..65535 and a host without blanks.
+     */
+    public static void hostPort(String address) {
+        String host = address;
+        String port = null;
+        if (address.startsWith("[")) {
+            int close = address.indexOf(']');
+            if (close < 0) throw notHostPort(address);
+            host = address.substring(1, close);
+            String rest = address.substring(close + 1);
+            if (!rest.isEmpty()) {
+                if (!rest.startsWith(":")) throw notHostPort(address);
+                port = rest.substring(1);
+            }
+        } else if (address.indexOf(':') >= 0) {
+            host = address.substring(0, address.indexOf(':'));
+            port = address.substring(address.indexOf(':') + 1);
+        }
+        if (host.isEmpty() || host.chars().anyMatch(c -> c <= ' ' || c == ',' || c == '/' || c == '@')) throw notHostPort(address);
+        if (port != null && !port.matches("[0-9]{1,5}")) throw notHostPort(address);
+        if (port != null && (Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65_535)) throw notHostPort(address);
+    }
+
+    private static IllegalArgumentException notHostPort(String address) {
+        return new IllegalArgumentException("not a host:port: '" + address + "'");
+    }
 }

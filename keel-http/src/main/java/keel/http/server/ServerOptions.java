@@ -1,42 +1,56 @@
 package keel.http.server;
 
 import keel.core.log.LogFormat;
-import keel.core.loop.EventLoop;
 import keel.core.tls.ClientAuth;
 import keel.http.router.RouteSettings;
+import keel.http.server.Knob.As;
 import keel.http.ws.WsOptions;
 
 import static keel.http.server.ConfigValues.positive;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
- * Every knob of an {@link HttpServer}, immutable, with all defaults in {@link Builder}. The YAML keys
- * and CLI flags of each component are listed in {@link ConfigKeys}.
+ * Every knob of an {@link HttpServer}, immutable. Each component that is a knob declares its YAML key,
+ * its CLI flag, its default and its meaning with {@link Knob}; the nested records group them by
+ * concern. {@link #KNOBS} reads those declarations for the {@link Builder}, {@code keel.yaml}, the
+ * flags, {@code --help} and the reference table ({@code docs/configuration.md}).
  *
- * @param host      address to bind
- * @param port      port to bind; 0 picks a free one
- * @param transport {@code nio} or {@code blocking}
- * @param execution default execution of routes that do not set one (nio transport)
- * @param threads   thread kind of the blocking transport
  * @param webSocket the limits and timeouts of WebSocket sessions (nio transport; see {@link WsOptions})
- * @param tls       https: the key material and handshake settings; {@link Tls#enabled() disabled} by default
- * @param compression gzip of response bodies the client accepts ({@link Compression})
- * @param warmup    run the hot paths (JIT), loops, buffer pools and the resolver before the port opens
- *                  ({@link HttpServer#warmup})
- * @param warmupRequests how many requests the warm-up sends over keep-alive connections (at most; its
- *                  time budget may end it sooner); 200 more come one per connection
- * @param logging   the format of log lines and the access log
  * @param routes    settings of declared routes (execution, limit, deadline, body limit), applied in
  *                  order over the code's when the server starts ({@link RouteSettings})
  */
-public record ServerOptions(String host, int port, Transport transport, Execution execution, Threads threads,
-                            Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks, Guard guard,
-                            WsOptions webSocket, Tls tls, Compression compression, boolean warmup, int warmupRequests,
-                            Logging logging, List<RouteSettings> routes) {
+public record ServerOptions(
+        @Knob(key = "server.host", flag = "--host", value = "0.0.0.0", doc = "the address to bind")
+        String host,
+        @Knob(key = "server.port", flag = "--port", value = "8080", max = 65_535, doc = "the port to bind (0 picks a free one)")
+        int port,
+        @Knob(key = "server.transport", flag = "--transport", value = "nio",
+                doc = "`nio` (event loops) or `blocking` (a thread per connection)")
+        Transport transport,
+        @Knob(key = "server.execution", flag = "--execution", value = "virtual-thread",
+                doc = "where handlers run on nio: `event-loop`, `worker-pool`, `virtual-thread`; routes may set their own")
+        Execution execution,
+        @Knob(key = "server.threads", flag = "--threads", value = "virtual",
+                doc = "the threads of the blocking transport: `platform` (a bounded pool) or `virtual`")
+        Threads threads,
+        Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks, Guard guard, WsOptions webSocket, Tls tls,
+        Compression compression,
+        @Knob(key = "server.warmup", flag = "--warmup", value = "false",
+                doc = "run the request path (JIT), loops, buffer pools and resolver before the port opens; `bin/keel serve` turns it on")
+        boolean warmup,
+        @Knob(key = "server.warmup-requests", flag = "--warmup-requests", value = "" + Warmup.DEFAULT_REQUESTS, min = 1, max = 1_000_000,
+                doc = "requests the warm-up sends over keep-alive connections (at most: its time budget may end it sooner), then 200 more one per connection; `bin/keel serve` sends 500 with the AOT cache")
+        int warmupRequests,
+        Logging logging, List<RouteSettings> routes) {
+
+    /** The knobs of these options, read from the declarations. */
+    public static final KnobTable<ServerOptions> KNOBS = KnobTable.of(ServerOptions.class);
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");
@@ -53,14 +67,22 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         if (warmupRequests < 1) throw new IllegalArgumentException("warmupRequests must be at least 1: " + warmupRequests);
     }
 
-    /**
-     * @param backlog        pending connections the OS queues before accept
-     * @param maxConnections open connections; past it a new connection gets 503 and a lingering close
-     * @param maxHeadSize    request line plus header fields in bytes (431; 414 for the request line)
-     * @param maxHeaderCount header fields per request (431)
-     * @param maxBodySize    request body in bytes (413)
-     */
-    public record Limits(int backlog, int maxConnections, int maxHeadSize, int maxHeaderCount, long maxBodySize) {
+    public record Limits(
+            @Knob(key = "server.backlog", flag = "--backlog", value = "1024", min = 1, max = 1 << 20,
+                    doc = "the connections the OS queues before accept")
+            int backlog,
+            @Knob(key = "server.max-connections", flag = "--max-connections", value = "10000", min = 1, max = 10_000_000,
+                    doc = "the open connections; past this, a new connection gets 503 and a lingering close")
+            int maxConnections,
+            @Knob(key = "limits.max-head-size", flag = "--max-head-size", value = "8KiB", as = As.SIZE, min = 256, max = 1 << 20,
+                    doc = "the request line plus header fields (431; 414 for the request line)")
+            int maxHeadSize,
+            @Knob(key = "limits.max-header-count", flag = "--max-header-count", value = "100", min = 1, max = 10_000,
+                    doc = "the header fields per request (431)")
+            int maxHeaderCount,
+            @Knob(key = "limits.max-body-size", flag = "--max-body-size", value = "10MiB", as = As.SIZE, max = Knob.MAX_SIZE,
+                    doc = "the request body (413); a route may set its own")
+            long maxBodySize) {
         public Limits {
             positive("backlog", backlog);
             positive("max-connections", maxConnections);
@@ -72,23 +94,31 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         }
     }
 
-    /**
-     * @param headRead       from a request's first byte to the end of its head (408): a total, so a head
-     *                       trickled in byte by byte is bounded too
-     * @param idle           a keep-alive connection with no request in progress, or a body that stalls (408)
-     * @param writeStall     queued response bytes that make no progress this long (a client that stopped
-     *                       reading): the connection closes
-     * @param bodyMinRate    the least a request body may average, in bytes per second, or the client gets
-     *                       a 408; 0 turns it off
-     * @param bodyRateWindow the credit a body starts with, and the most it may save by sending faster: a
-     *                       body that falls this far behind {@code bodyMinRate} is too slow
-     * @param lingerDrain    how long a closing connection drains unread input before it closes
-     * @param grace          how long {@link HttpServer#stop} lets in-flight requests finish
-     * @param handlerDeadline how long a handler may take to produce its response before the client
-     *                       gets 503 (routes may set their own); {@link Duration#ZERO}: none
-     */
-    public record Timeouts(Duration headRead, Duration idle, Duration writeStall, int bodyMinRate, Duration bodyRateWindow,
-                           Duration lingerDrain, Duration grace, Duration handlerDeadline) {
+    public record Timeouts(
+            @Knob(key = "timeouts.head-read", flag = "--head-read-timeout", value = "10s",
+                    doc = "from a request's first byte to the end of its head (408): a total, so a head trickled in byte by byte is bounded too")
+            Duration headRead,
+            @Knob(key = "timeouts.idle", flag = "--idle-timeout", value = "1m",
+                    doc = "an idle keep-alive connection, or a stalled body (408)")
+            Duration idle,
+            @Knob(key = "timeouts.write-stall", flag = "--write-stall-timeout", value = "30s",
+                    doc = "queued response bytes that make no progress this long (a client that stopped reading): the connection closes")
+            Duration writeStall,
+            @Knob(key = "timeouts.body-min-rate", flag = "--body-min-rate", value = "240", max = 1 << 30,
+                    doc = "the least a request body may average, in bytes/s; below it a 408 (`0`: off)")
+            int bodyMinRate,
+            @Knob(key = "timeouts.body-rate-window", flag = "--body-rate-window", value = "10s",
+                    doc = "the credit a request body starts with, and the most it may save by sending faster than `body-min-rate`")
+            Duration bodyRateWindow,
+            @Knob(key = "timeouts.linger-drain", flag = "--linger-drain", value = "2s",
+                    doc = "how long a closing connection drains unread input (at most 1 MiB)")
+            Duration lingerDrain,
+            @Knob(key = "timeouts.grace", flag = "--grace", value = "30s",
+                    doc = "how long a stopping server lets requests finish")
+            Duration grace,
+            @Knob(key = "timeouts.handler-deadline", flag = "--handler-deadline", value = "1m", as = As.DEADLINE,
+                    doc = "how long a handler may take before its client gets 503 (`none`: no deadline); a route may set its own")
+            Duration handlerDeadline) {
         public Timeouts {
             positive("head-read", headRead);
             positive("idle", idle);
@@ -102,20 +132,31 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         }
     }
 
-    /**
-     * @param loops             event loops of the nio transport
-     * @param loopTurnBudget    how long a loop turn may spend on ready connections, and again on queued
-     *                          tasks, before it fires due timers and selects again
-     * @param workerThreads     platform threads of the worker pool
-     * @param workerQueue       requests waiting for a worker (503 past it)
-     * @param virtualThreadLimit requests running on virtual threads at once (503 past it)
-     * @param blockingThreads   platform threads of the blocking transport (one per connection)
-     * @param blockingQueue     accepted connections waiting for a blocking thread (503 past it)
-     * @param loopTaskQueue     tasks each event loop may hold: answers on their way back from other
-     *                          threads (each request in flight reserves its place; 503 past it) and new connections
-     */
-    public record Pools(int loops, Duration loopTurnBudget, int workerThreads, int workerQueue, int virtualThreadLimit,
-                        int blockingThreads, int blockingQueue, int loopTaskQueue) {
+    public record Pools(
+            @Knob(key = "server.loops", flag = "--loops", value = Knob.PROCESSORS, min = 1, max = 1024,
+                    doc = "the event loops of the nio transport")
+            int loops,
+            @Knob(key = "server.loop-turn-budget", flag = "--loop-turn-budget", value = "1ms",
+                    doc = "how long one loop turn may spend on ready connections, and then again on queued tasks, before it fires due timers and selects again")
+            Duration loopTurnBudget,
+            @Knob(key = "worker-pool.threads", flag = "--worker-threads", value = "200", min = 1, max = 100_000,
+                    doc = "the platform threads of the worker pool")
+            int workerThreads,
+            @Knob(key = "worker-pool.queue", flag = "--worker-queue", value = "1000", min = 1, max = 10_000_000,
+                    doc = "the requests that may wait for a worker: past threads + queue unanswered requests, 503")
+            int workerQueue,
+            @Knob(key = "virtual-threads.max-concurrent", flag = "--virtual-thread-limit", value = "10000", min = 1, max = 10_000_000,
+                    doc = "the requests on virtual threads at once (503 past it)")
+            int virtualThreadLimit,
+            @Knob(key = "blocking.platform-threads", flag = "--blocking-threads", value = "150", min = 1, max = 100_000,
+                    doc = "the platform threads of the blocking transport (one per connection)")
+            int blockingThreads,
+            @Knob(key = "blocking.queue", flag = "--blocking-queue", value = "1000", min = 1, max = 10_000_000,
+                    doc = "the accepted connections waiting for a platform thread (503 past it)")
+            int blockingQueue,
+            @Knob(key = "server.loop-task-queue", flag = "--loop-task-queue", value = "65536", min = 1, max = 1 << 24,
+                    doc = "the tasks each event loop may hold: answers coming back from other threads (each request in flight reserves the place of its answer; 503 past it) and new connections (closed, counted, past it)")
+            int loopTaskQueue) {
         public Pools {
             positive("loops", loops);
             positive("server.loop-task-queue", loopTaskQueue);
@@ -134,7 +175,13 @@ public record ServerOptions(String host, int port, Transport transport, Executio
      * A connection stops reading (and a streamed body stops pulling) once {@code high} bytes wait to
      * be written, and resumes below {@code low}.
      */
-    public record WaterMarks(int high, int low) {
+    public record WaterMarks(
+            @Knob(key = "write.high-water-mark", flag = "--write-high-water-mark", value = "64KiB", as = As.SIZE, min = 1, max = 1 << 30,
+                    doc = "the queued output at which a connection stops reading")
+            int high,
+            @Knob(key = "write.low-water-mark", flag = "--write-low-water-mark", value = "32KiB", as = As.SIZE, max = 1 << 30,
+                    doc = "the queued output below which it reads again")
+            int low) {
         public WaterMarks {
             positive("write.high-water-mark", high);
             if (low < 0 || low >= high) throw new IllegalArgumentException("write.low-water-mark must be in 0..high-water-mark");
@@ -153,15 +200,20 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         }
     }
 
-    /**
-     * The guard of the nio transport's event loops.
-     *
-     * @param enabled          false turns off the lag probe and the watchdog
-     * @param lagProbeInterval how often each loop measures how late a timer fires
-     * @param blockedThreshold how long a loop may stay in one round (one handler or task, or one select's ready connections) before the watchdog reports it
-     * @param onBlocked        {@code warn}, or {@code offload} the route caught blocking
-     */
-    public record Guard(boolean enabled, Duration lagProbeInterval, Duration blockedThreshold, OnBlocked onBlocked) {
+    /** The guard of the nio transport's event loops. */
+    public record Guard(
+            @Knob(key = "guard.enabled", flag = "--guard", value = "true",
+                    doc = "the lag probe and blocked-loop watchdog on the event loops")
+            boolean enabled,
+            @Knob(key = "guard.lag-probe-interval", flag = "--lag-probe-interval", value = "100ms",
+                    doc = "how often each loop measures how late a timer fires")
+            Duration lagProbeInterval,
+            @Knob(key = "guard.blocked-threshold", flag = "--blocked-threshold", value = "100ms",
+                    doc = "a loop stuck this long in one handler or task, or in one round of ready connections, is reported with its stack")
+            Duration blockedThreshold,
+            @Knob(key = "guard.on-blocked", flag = "--on-blocked", value = "warn",
+                    doc = "`warn`, or `offload`: run a route caught blocking on virtual threads from then on")
+            OnBlocked onBlocked) {
         public Guard {
             positive("guard.lag-probe-interval", lagProbeInterval);
             positive("guard.blocked-threshold", blockedThreshold);
@@ -172,22 +224,35 @@ public record ServerOptions(String host, int port, Transport transport, Executio
     /**
      * TLS on the server's port (https, wss): on when a certificate or a keystore is set. The files are
      * read once, when the server starts; a file that cannot be read or used stops the start with a
-     * message naming it.
-     *
-     * @param certificate      PEM certificate chain: the server's certificate first, then its intermediates
-     * @param privateKey       PEM private key of that certificate (unencrypted PKCS#8, PKCS#1 or SEC1)
-     * @param keystore         PKCS#12 keystore holding the key and its chain, instead of the two PEM files
-     * @param keystorePassword its password (null: none)
-     * @param protocols        protocol versions accepted: {@code TLSv1.3}, {@code TLSv1.2}; nothing older
-     * @param handshakeTimeout from a connection's first byte to the end of its handshake
-     * @param clientAuth       {@code none}, or ask clients for a certificate ({@code want}) or insist
-     *                         ({@code need}); handlers read it with {@link keel.http.Request#peerCertificates()}
-     * @param clientTrust      PEM certificates of the CAs that sign client certificates; required with
-     *                         {@code want}/{@code need} (the JDK's public CAs are never what a server
-     *                         means to trust for its clients)
+     * message naming it. With client certificates, handlers read them with
+     * {@link keel.http.Request#peerCertificates()}; the JDK's public CAs are never what a server means
+     * to trust for its clients, so {@code clientTrust} is required.
      */
-    public record Tls(Path certificate, Path privateKey, Path keystore, String keystorePassword, List<String> protocols,
-                      Duration handshakeTimeout, ClientAuth clientAuth, Path clientTrust) {
+    public record Tls(
+            @Knob(key = "server.tls.certificate", flag = "--tls-cert", value = "",
+                    doc = "the PEM certificate chain (the server's certificate first, then its intermediates): turns TLS on, with `--tls-key`")
+            Path certificate,
+            @Knob(key = "server.tls.key", flag = "--tls-key", value = "",
+                    doc = "the PEM private key of that certificate: unencrypted PKCS#8, PKCS#1 or SEC1")
+            Path privateKey,
+            @Knob(key = "server.tls.keystore", flag = "--tls-keystore", value = "",
+                    doc = "a PKCS#12 keystore holding the key and its chain: turns TLS on, instead of the two PEM files")
+            Path keystore,
+            @Knob(key = "server.tls.keystore-password", flag = "--tls-keystore-password", value = "", as = As.VERBATIM_OR_UNSET,
+                    doc = "the keystore's password")
+            String keystorePassword,
+            @Knob(key = "server.tls.protocols", flag = "--tls-protocols", value = "TLSv1.3,TLSv1.2", as = As.TLS_PROTOCOLS,
+                    doc = "the TLS versions accepted, comma-separated; nothing below TLS 1.2")
+            List<String> protocols,
+            @Knob(key = "server.tls.handshake-timeout", flag = "--tls-handshake-timeout", value = "10s",
+                    doc = "from a TLS connection's first byte to the end of its handshake")
+            Duration handshakeTimeout,
+            @Knob(key = "server.tls.client-auth", flag = "--tls-client-auth", value = "none",
+                    doc = "client certificates: `none`, `want` (ask) or `need` (refuse a client without one)")
+            ClientAuth clientAuth,
+            @Knob(key = "server.tls.client-trust", flag = "--tls-client-trust", value = "",
+                    doc = "the PEM certificates of the CAs that sign client certificates; required with `want` and `need`")
+            Path clientTrust) {
         public Tls {
             protocols = keel.core.tls.Tls.checkProtocols(protocols);
             positive("server.tls.handshake-timeout", handshakeTimeout);
@@ -234,18 +299,21 @@ public record ServerOptions(String host, int port, Transport transport, Executio
      * 206 or 304). A fixed body also needs {@code minSize} bytes and must come out smaller; a streamed
      * body is compressed item by item, each flushed at once. Responses that qualify carry
      * {@code Vary: Accept-Encoding} whether or not this client asked.
-     *
-     * @param enabled false sends every body as the handler made it
-     * @param minSize a fixed body shorter than this is sent as it is
-     * @param level   the deflate level: 1 (fastest) to 9 (smallest)
-     * @param types   the media types compressed: {@code type/subtype}, {@code type/*} or
-     *                {@code type/*+suffix} (compared without case and parameters)
      */
-    public record Compression(boolean enabled, int minSize, int level, List<String> types) {
-        /** Text, JSON, JavaScript, XML and SVG: types that compress well. */
-        public static final List<String> DEFAULT_TYPES = List.of("text/*", "application/json", "application/*+json",
-                "application/javascript", "application/xml", "application/*+xml", "image/svg+xml");
-
+    public record Compression(
+            @Knob(key = "compression.enabled", flag = "--compression", value = "true",
+                    doc = "gzip response bodies for clients that accept it")
+            boolean enabled,
+            @Knob(key = "compression.min-size", flag = "--compression-min-size", value = "1KiB", as = As.SIZE, max = Knob.MAX_SIZE,
+                    doc = "a fixed response body shorter than this is sent uncompressed (a streamed one is compressed whatever its size)")
+            int minSize,
+            @Knob(key = "compression.level", flag = "--compression-level", value = "6", min = 1, max = 9,
+                    doc = "the gzip level: 1 (fastest) to 9 (smallest)")
+            int level,
+            @Knob(key = "compression.types", flag = "--compression-types",
+                    value = "text/*,application/json,application/*+json,application/javascript,application/xml,application/*+xml,image/svg+xml",
+                    doc = "the media types compressed, comma-separated: `type/subtype`, `type/*` or `type/*+suffix` (compared without case and parameters)")
+            List<String> types) {
         public Compression {
             if (minSize < 0) throw new IllegalArgumentException("compression.min-size must be >= 0: " + minSize);
             if (level < 1 || level > 9) throw new IllegalArgumentException("compression.level must be in 1..9: " + level);
@@ -270,17 +338,23 @@ public record ServerOptions(String host, int port, Transport transport, Executio
 
     /**
      * The format of log lines, and the access log: one line per request, written by a thread of its own
-     * ({@link AccessLog}).
-     *
-     * @param format      {@code text} (key=value) or {@code json} (one object per line), for the access log
-     *                    and, where the application applies it ({@code bin/keel serve}), every log line
-     * @param access      write the access log
-     * @param accessFile  the file the access log is appended to; null: standard output
-     * @param accessQueue lines that may wait for the access log's writer; a block of lines (a loop's
-     *                    turn, or a line of the blocking transport) that would go past it is dropped and
-     *                    counted ({@link HttpServer#accessLogDropped()}), never waited for
+     * ({@link AccessLog}). A block of access lines (a loop's turn, or a line of the blocking transport)
+     * that would take the queue past {@code accessQueue} is dropped and counted
+     * ({@link HttpServer#accessLogDropped()}), never waited for.
      */
-    public record Logging(LogFormat format, boolean access, Path accessFile, int accessQueue) {
+    public record Logging(
+            @Knob(key = "log.format", flag = "--log-format", value = "text",
+                    doc = "log lines and access log lines: `text` (key=value) or `json` (one object per line); `bin/keel serve` applies it to every line it writes")
+            LogFormat format,
+            @Knob(key = "log.access", flag = "--access-log", value = "false",
+                    doc = "one line per request: method, target, status, bytes in and out, duration, execution, loop and request id; `bin/keel serve` turns it on")
+            boolean access,
+            @Knob(key = "log.access-file", flag = "--access-log-file", value = "",
+                    doc = "the file the access log is appended to (empty: standard output)")
+            Path accessFile,
+            @Knob(key = "log.access-queue", flag = "--access-log-queue", value = "8192", min = 1, max = 1 << 20,
+                    doc = "the access log lines that may wait for its writer; a block of lines that would take the queue past it is dropped and counted, never waited for")
+            int accessQueue) {
         public Logging {
             Objects.requireNonNull(format, "log.format");
             if (accessQueue < 1 || accessQueue > 1 << 20) throw new IllegalArgumentException("log.access-queue must be in 1..1048576");
@@ -296,196 +370,78 @@ public record ServerOptions(String host, int port, Transport transport, Executio
     }
 
     public Builder toBuilder() {
-        Builder b = new Builder();
-        b.host = host;
-        b.port = port;
-        b.transport = transport;
-        b.execution = execution;
-        b.threads = threads;
-        b.backlog = limits.backlog();
-        b.maxConnections = limits.maxConnections();
-        b.maxHeadSize = limits.maxHeadSize();
-        b.maxHeaderCount = limits.maxHeaderCount();
-        b.maxBodySize = limits.maxBodySize();
-        b.headReadTimeout = timeouts.headRead();
-        b.idleTimeout = timeouts.idle();
-        b.writeStallTimeout = timeouts.writeStall();
-        b.bodyMinRate = timeouts.bodyMinRate();
-        b.bodyRateWindow = timeouts.bodyRateWindow();
-        b.lingerDrain = timeouts.lingerDrain();
-        b.grace = timeouts.grace();
-        b.handlerDeadline = timeouts.handlerDeadline();
-        b.loops = pools.loops();
-        b.loopTurnBudget = pools.loopTurnBudget();
-        b.workerThreads = pools.workerThreads();
-        b.workerQueue = pools.workerQueue();
-        b.virtualThreadLimit = pools.virtualThreadLimit();
-        b.blockingThreads = pools.blockingThreads();
-        b.blockingQueue = pools.blockingQueue();
-        b.loopTaskQueue = pools.loopTaskQueue();
-        b.highWaterMark = waterMarks.high();
-        b.lowWaterMark = waterMarks.low();
-        b.guardEnabled = guard.enabled();
-        b.lagProbeInterval = guard.lagProbeInterval();
-        b.blockedThreshold = guard.blockedThreshold();
-        b.onBlocked = guard.onBlocked();
-        b.wsMaxFrameSize = webSocket.maxFrameSize();
-        b.wsMaxMessageSize = webSocket.maxMessageSize();
-        b.wsMaxQueuedOutput = webSocket.maxQueuedOutput();
-        b.wsCloseTimeout = webSocket.closeTimeout();
-        b.wsIdleTimeout = webSocket.idleTimeout();
-        b.wsPingInterval = webSocket.pingInterval();
-        b.wsCompression = webSocket.compression();
-        b.wsContextTakeover = webSocket.contextTakeover();
-        b.wsCompressionLevel = webSocket.compressionLevel();
-        b.tlsCertificate = tls.certificate();
-        b.tlsPrivateKey = tls.privateKey();
-        b.tlsKeystore = tls.keystore();
-        b.tlsKeystorePassword = tls.keystorePassword();
-        b.tlsProtocols = tls.protocols();
-        b.tlsHandshakeTimeout = tls.handshakeTimeout();
-        b.tlsClientAuth = tls.clientAuth();
-        b.tlsClientTrust = tls.clientTrust();
-        b.compressionEnabled = compression.enabled();
-        b.compressionMinSize = compression.minSize();
-        b.compressionLevel = compression.level();
-        b.compressionTypes = compression.types();
-        b.warmup = warmup;
-        b.warmupRequests = warmupRequests;
-        b.logFormat = logging.format();
-        b.accessLog = logging.access();
-        b.accessLogFile = logging.accessFile();
-        b.accessLogQueue = logging.accessQueue();
-        b.routes.addAll(routes);
-        return b;
+        Builder builder = new Builder().from(this);
+        builder.routes.addAll(routes);
+        return builder;
     }
 
-    /** Flat setters named after the components; every default lives here. */
-    public static final class Builder {
-        private String host = "0.0.0.0";
-        private int port = 8080;
-        private Transport transport = Transport.NIO;
-        private Execution execution = Execution.VIRTUAL_THREAD;
-        private Threads threads = Threads.VIRTUAL;
-        private int backlog = 1024;
-        private int maxConnections = 10_000;
-        private int maxHeadSize = 8 * 1024;
-        private int maxHeaderCount = 100;
-        private long maxBodySize = 10L * 1024 * 1024;
-        private Duration headReadTimeout = Duration.ofSeconds(10);
-        private Duration idleTimeout = Duration.ofSeconds(60);
-        private Duration writeStallTimeout = Duration.ofSeconds(30);
-        private int bodyMinRate = 240;
-        private Duration bodyRateWindow = Duration.ofSeconds(10);
-        private Duration lingerDrain = Duration.ofSeconds(2);
-        private Duration grace = Duration.ofSeconds(30);
-        /** As long as the idle timeout, and the 60 s after which common proxies give up on a response anyway. */
-        private Duration handlerDeadline = Duration.ofSeconds(60);
-        private int loops = Runtime.getRuntime().availableProcessors();
-        private Duration loopTurnBudget = EventLoop.DEFAULT_TURN_BUDGET;
-        private int workerThreads = 200;
-        private int workerQueue = 1000;
-        private int virtualThreadLimit = 10_000;
-        private int blockingThreads = 150;
-        private int blockingQueue = 1000;
-        private int loopTaskQueue = 65_536;
-        private int highWaterMark = 64 * 1024;
-        private int lowWaterMark = 32 * 1024;
-        private boolean guardEnabled = true;
-        private Duration lagProbeInterval = Duration.ofMillis(100);
-        private Duration blockedThreshold = Duration.ofMillis(100);
-        private OnBlocked onBlocked = OnBlocked.WARN;
-        private int wsMaxFrameSize = WsOptions.defaults().maxFrameSize();
-        private int wsMaxMessageSize = WsOptions.defaults().maxMessageSize();
-        private int wsMaxQueuedOutput = WsOptions.defaults().maxQueuedOutput();
-        private Duration wsCloseTimeout = WsOptions.defaults().closeTimeout();
-        private Duration wsIdleTimeout = WsOptions.defaults().idleTimeout();
-        private Duration wsPingInterval = WsOptions.defaults().pingInterval();
-        private boolean wsCompression = WsOptions.defaults().compression();
-        private boolean wsContextTakeover = WsOptions.defaults().contextTakeover();
-        private int wsCompressionLevel = WsOptions.defaults().compressionLevel();
-        private Path tlsCertificate = null;
-        private Path tlsPrivateKey = null;
-        private Path tlsKeystore = null;
-        private String tlsKeystorePassword = null;
-        private List<String> tlsProtocols = keel.core.tls.Tls.DEFAULT_PROTOCOLS;
-        private Duration tlsHandshakeTimeout = Duration.ofSeconds(10);
-        private ClientAuth tlsClientAuth = ClientAuth.NONE;
-        private Path tlsClientTrust = null;
-        private boolean compressionEnabled = true;
-        private int compressionMinSize = 1024;
-        private int compressionLevel = 6;
-        private List<String> compressionTypes = Compression.DEFAULT_TYPES;
-        private boolean warmup = false;
-        private int warmupRequests = Warmup.DEFAULT_REQUESTS;
-        private LogFormat logFormat = LogFormat.TEXT;
-        private boolean accessLog = false;
-        private Path accessLogFile = null;
-        private int accessLogQueue = 8192;
-        private final List<RouteSettings> routes = new java.util.ArrayList<>();
+    /** Flat setters, each naming the YAML key of its knob; the defaults are the declarations'. */
+    public static final class Builder extends KnobBuilder<ServerOptions, Builder> {
+        private final List<RouteSettings> routes = new ArrayList<>();
 
         private Builder() {
+            super(KNOBS);
         }
 
-        public Builder host(String host) { this.host = host; return this; }
-        public Builder port(int port) { this.port = port; return this; }
-        public Builder transport(Transport transport) { this.transport = transport; return this; }
-        public Builder execution(Execution execution) { this.execution = execution; return this; }
-        public Builder threads(Threads threads) { this.threads = threads; return this; }
-        public Builder backlog(int backlog) { this.backlog = backlog; return this; }
-        public Builder maxConnections(int maxConnections) { this.maxConnections = maxConnections; return this; }
-        public Builder maxHeadSize(int maxHeadSize) { this.maxHeadSize = maxHeadSize; return this; }
-        public Builder maxHeaderCount(int maxHeaderCount) { this.maxHeaderCount = maxHeaderCount; return this; }
-        public Builder maxBodySize(long maxBodySize) { this.maxBodySize = maxBodySize; return this; }
-        public Builder headReadTimeout(Duration headReadTimeout) { this.headReadTimeout = headReadTimeout; return this; }
-        public Builder idleTimeout(Duration idleTimeout) { this.idleTimeout = idleTimeout; return this; }
-        public Builder writeStallTimeout(Duration writeStallTimeout) { this.writeStallTimeout = writeStallTimeout; return this; }
-        public Builder bodyMinRate(int bodyMinRate) { this.bodyMinRate = bodyMinRate; return this; }
-        public Builder bodyRateWindow(Duration bodyRateWindow) { this.bodyRateWindow = bodyRateWindow; return this; }
-        public Builder lingerDrain(Duration lingerDrain) { this.lingerDrain = lingerDrain; return this; }
-        public Builder grace(Duration grace) { this.grace = grace; return this; }
-        public Builder handlerDeadline(Duration handlerDeadline) { this.handlerDeadline = handlerDeadline; return this; }
-        public Builder loops(int loops) { this.loops = loops; return this; }
-        public Builder loopTurnBudget(Duration loopTurnBudget) { this.loopTurnBudget = loopTurnBudget; return this; }
-        public Builder workerThreads(int workerThreads) { this.workerThreads = workerThreads; return this; }
-        public Builder workerQueue(int workerQueue) { this.workerQueue = workerQueue; return this; }
-        public Builder virtualThreadLimit(int virtualThreadLimit) { this.virtualThreadLimit = virtualThreadLimit; return this; }
-        public Builder blockingThreads(int blockingThreads) { this.blockingThreads = blockingThreads; return this; }
-        public Builder blockingQueue(int blockingQueue) { this.blockingQueue = blockingQueue; return this; }
-        public Builder loopTaskQueue(int loopTaskQueue) { this.loopTaskQueue = loopTaskQueue; return this; }
-        public Builder highWaterMark(int highWaterMark) { this.highWaterMark = highWaterMark; return this; }
-        public Builder lowWaterMark(int lowWaterMark) { this.lowWaterMark = lowWaterMark; return this; }
-        public Builder guardEnabled(boolean guardEnabled) { this.guardEnabled = guardEnabled; return this; }
-        public Builder lagProbeInterval(Duration lagProbeInterval) { this.lagProbeInterval = lagProbeInterval; return this; }
-        public Builder blockedThreshold(Duration blockedThreshold) { this.blockedThreshold = blockedThreshold; return this; }
-        public Builder onBlocked(OnBlocked onBlocked) { this.onBlocked = onBlocked; return this; }
-        public Builder wsMaxFrameSize(int wsMaxFrameSize) { this.wsMaxFrameSize = wsMaxFrameSize; return this; }
-        public Builder wsMaxMessageSize(int wsMaxMessageSize) { this.wsMaxMessageSize = wsMaxMessageSize; return this; }
-        public Builder wsMaxQueuedOutput(int wsMaxQueuedOutput) { this.wsMaxQueuedOutput = wsMaxQueuedOutput; return this; }
-        public Builder wsCloseTimeout(Duration wsCloseTimeout) { this.wsCloseTimeout = wsCloseTimeout; return this; }
-        public Builder wsIdleTimeout(Duration wsIdleTimeout) { this.wsIdleTimeout = wsIdleTimeout; return this; }
-        public Builder wsPingInterval(Duration wsPingInterval) { this.wsPingInterval = wsPingInterval; return this; }
-        public Builder wsCompression(boolean wsCompression) { this.wsCompression = wsCompression; return this; }
-        public Builder wsContextTakeover(boolean wsContextTakeover) { this.wsContextTakeover = wsContextTakeover; return this; }
-        public Builder wsCompressionLevel(int wsCompressionLevel) { this.wsCompressionLevel = wsCompressionLevel; return this; }
-        public Builder tlsCertificate(Path tlsCertificate) { this.tlsCertificate = tlsCertificate; return this; }
-        public Builder tlsPrivateKey(Path tlsPrivateKey) { this.tlsPrivateKey = tlsPrivateKey; return this; }
-        public Builder tlsKeystore(Path tlsKeystore) { this.tlsKeystore = tlsKeystore; return this; }
-        public Builder tlsKeystorePassword(String tlsKeystorePassword) { this.tlsKeystorePassword = tlsKeystorePassword; return this; }
-        public Builder tlsProtocols(List<String> tlsProtocols) { this.tlsProtocols = tlsProtocols; return this; }
-        public Builder tlsHandshakeTimeout(Duration tlsHandshakeTimeout) { this.tlsHandshakeTimeout = tlsHandshakeTimeout; return this; }
-        public Builder tlsClientAuth(ClientAuth tlsClientAuth) { this.tlsClientAuth = tlsClientAuth; return this; }
-        public Builder tlsClientTrust(Path tlsClientTrust) { this.tlsClientTrust = tlsClientTrust; return this; }
-        public Builder compressionEnabled(boolean compressionEnabled) { this.compressionEnabled = compressionEnabled; return this; }
-        public Builder compressionMinSize(int compressionMinSize) { this.compressionMinSize = compressionMinSize; return this; }
-        public Builder compressionLevel(int compressionLevel) { this.compressionLevel = compressionLevel; return this; }
-        public Builder compressionTypes(List<String> compressionTypes) { this.compressionTypes = compressionTypes; return this; }
-        public Builder warmup(boolean warmup) { this.warmup = warmup; return this; }
-        public Builder warmupRequests(int warmupRequests) { this.warmupRequests = warmupRequests; return this; }
-        public Builder logFormat(LogFormat logFormat) { this.logFormat = logFormat; return this; }
-        public Builder accessLog(boolean accessLog) { this.accessLog = accessLog; return this; }
-        public Builder accessLogFile(Path accessLogFile) { this.accessLogFile = accessLogFile; return this; }
-        public Builder accessLogQueue(int accessLogQueue) { this.accessLogQueue = accessLogQueue; return this; }
+        public Builder host(String host) { return set("server.host", host); }
+        public Builder port(int port) { return set("server.port", port); }
+        public Builder transport(Transport transport) { return set("server.transport", transport); }
+        public Builder execution(Execution execution) { return set("server.execution", execution); }
+        public Builder threads(Threads threads) { return set("server.threads", threads); }
+        public Builder backlog(int backlog) { return set("server.backlog", backlog); }
+        public Builder maxConnections(int maxConnections) { return set("server.max-connections", maxConnections); }
+        public Builder maxHeadSize(int maxHeadSize) { return set("limits.max-head-size", maxHeadSize); }
+        public Builder maxHeaderCount(int maxHeaderCount) { return set("limits.max-header-count", maxHeaderCount); }
+        public Builder maxBodySize(long maxBodySize) { return set("limits.max-body-size", maxBodySize); }
+        public Builder headReadTimeout(Duration headReadTimeout) { return set("timeouts.head-read", headReadTimeout); }
+        public Builder idleTimeout(Duration idleTimeout) { return set("timeouts.idle", idleTimeout); }
+        public Builder writeStallTimeout(Duration writeStallTimeout) { return set("timeouts.write-stall", writeStallTimeout); }
+        public Builder bodyMinRate(int bodyMinRate) { return set("timeouts.body-min-rate", bodyMinRate); }
+        public Builder bodyRateWindow(Duration bodyRateWindow) { return set("timeouts.body-rate-window", bodyRateWindow); }
+        public Builder lingerDrain(Duration lingerDrain) { return set("timeouts.linger-drain", lingerDrain); }
+        public Builder grace(Duration grace) { return set("timeouts.grace", grace); }
+        public Builder handlerDeadline(Duration handlerDeadline) { return set("timeouts.handler-deadline", handlerDeadline); }
+        public Builder loops(int loops) { return set("server.loops", loops); }
+        public Builder loopTurnBudget(Duration loopTurnBudget) { return set("server.loop-turn-budget", loopTurnBudget); }
+        public Builder workerThreads(int workerThreads) { return set("worker-pool.threads", workerThreads); }
+        public Builder workerQueue(int workerQueue) { return set("worker-pool.queue", workerQueue); }
+        public Builder virtualThreadLimit(int virtualThreadLimit) { return set("virtual-threads.max-concurrent", virtualThreadLimit); }
+        public Builder blockingThreads(int blockingThreads) { return set("blocking.platform-threads", blockingThreads); }
+        public Builder blockingQueue(int blockingQueue) { return set("blocking.queue", blockingQueue); }
+        public Builder loopTaskQueue(int loopTaskQueue) { return set("server.loop-task-queue", loopTaskQueue); }
+        public Builder highWaterMark(int highWaterMark) { return set("write.high-water-mark", highWaterMark); }
+        public Builder lowWaterMark(int lowWaterMark) { return set("write.low-water-mark", lowWaterMark); }
+        public Builder guardEnabled(boolean guardEnabled) { return set("guard.enabled", guardEnabled); }
+        public Builder lagProbeInterval(Duration lagProbeInterval) { return set("guard.lag-probe-interval", lagProbeInterval); }
+        public Builder blockedThreshold(Duration blockedThreshold) { return set("guard.blocked-threshold", blockedThreshold); }
+        public Builder onBlocked(OnBlocked onBlocked) { return set("guard.on-blocked", onBlocked); }
+        public Builder wsMaxFrameSize(int wsMaxFrameSize) { return set("websocket.max-frame-size", wsMaxFrameSize); }
+        public Builder wsMaxMessageSize(int wsMaxMessageSize) { return set("websocket.max-message-size", wsMaxMessageSize); }
+        public Builder wsMaxQueuedOutput(int wsMaxQueuedOutput) { return set("websocket.max-queued-output", wsMaxQueuedOutput); }
+        public Builder wsCloseTimeout(Duration wsCloseTimeout) { return set("websocket.close-timeout", wsCloseTimeout); }
+        public Builder wsIdleTimeout(Duration wsIdleTimeout) { return set("websocket.idle-timeout", wsIdleTimeout); }
+        public Builder wsPingInterval(Duration wsPingInterval) { return set("websocket.ping-interval", wsPingInterval); }
+        public Builder wsCompression(boolean wsCompression) { return set("websocket.compression", wsCompression); }
+        public Builder wsContextTakeover(boolean wsContextTakeover) { return set("websocket.context-takeover", wsContextTakeover); }
+        public Builder wsCompressionLevel(int wsCompressionLevel) { return set("websocket.compression-level", wsCompressionLevel); }
+        public Builder tlsCertificate(Path tlsCertificate) { return set("server.tls.certificate", tlsCertificate); }
+        public Builder tlsPrivateKey(Path tlsPrivateKey) { return set("server.tls.key", tlsPrivateKey); }
+        public Builder tlsKeystore(Path tlsKeystore) { return set("server.tls.keystore", tlsKeystore); }
+        public Builder tlsKeystorePassword(String tlsKeystorePassword) { return set("server.tls.keystore-password", tlsKeystorePassword); }
+        public Builder tlsProtocols(List<String> tlsProtocols) { return set("server.tls.protocols", tlsProtocols); }
+        public Builder tlsHandshakeTimeout(Duration tlsHandshakeTimeout) { return set("server.tls.handshake-timeout", tlsHandshakeTimeout); }
+        public Builder tlsClientAuth(ClientAuth tlsClientAuth) { return set("server.tls.client-auth", tlsClientAuth); }
+        public Builder tlsClientTrust(Path tlsClientTrust) { return set("server.tls.client-trust", tlsClientTrust); }
+        public Builder compressionEnabled(boolean compressionEnabled) { return set("compression.enabled", compressionEnabled); }
+        public Builder compressionMinSize(int compressionMinSize) { return set("compression.min-size", compressionMinSize); }
+        public Builder compressionLevel(int compressionLevel) { return set("compression.level", compressionLevel); }
+        public Builder compressionTypes(List<String> compressionTypes) { return set("compression.types", compressionTypes); }
+        public Builder warmup(boolean warmup) { return set("server.warmup", warmup); }
+        public Builder warmupRequests(int warmupRequests) { return set("server.warmup-requests", warmupRequests); }
+        public Builder logFormat(LogFormat logFormat) { return set("log.format", logFormat); }
+        public Builder accessLog(boolean accessLog) { return set("log.access", accessLog); }
+        public Builder accessLogFile(Path accessLogFile) { return set("log.access-file", accessLogFile); }
+        public Builder accessLogQueue(int accessLogQueue) { return set("log.access-queue", accessLogQueue); }
 
         /** Adds settings for the routes of one pattern (after those added before: a later one wins). */
         public Builder route(RouteSettings route) { this.routes.add(Objects.requireNonNull(route, "route")); return this; }
@@ -494,18 +450,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder clearRoutes() { this.routes.clear(); return this; }
 
         public ServerOptions build() {
-            return new ServerOptions(host, port, transport, execution, threads,
-                    new Limits(backlog, maxConnections, maxHeadSize, maxHeaderCount, maxBodySize),
-                    new Timeouts(headReadTimeout, idleTimeout, writeStallTimeout, bodyMinRate, bodyRateWindow, lingerDrain, grace, handlerDeadline),
-                    new Pools(loops, loopTurnBudget, workerThreads, workerQueue, virtualThreadLimit, blockingThreads, blockingQueue, loopTaskQueue),
-                    new WaterMarks(highWaterMark, lowWaterMark),
-                    new Guard(guardEnabled, lagProbeInterval, blockedThreshold, onBlocked),
-                    new WsOptions(wsMaxFrameSize, wsMaxMessageSize, wsMaxQueuedOutput, wsCloseTimeout, wsIdleTimeout, wsPingInterval,
-                            wsCompression, wsContextTakeover, wsCompressionLevel),
-                    new Tls(tlsCertificate, tlsPrivateKey, tlsKeystore, tlsKeystorePassword, tlsProtocols, tlsHandshakeTimeout,
-                            tlsClientAuth, tlsClientTrust),
-                    new Compression(compressionEnabled, compressionMinSize, compressionLevel, compressionTypes),
-                    warmup, warmupRequests, new Logging(logFormat, accessLog, accessLogFile, accessLogQueue), routes);
+            return build(Map.of("routes", routes));
         }
     }
 }

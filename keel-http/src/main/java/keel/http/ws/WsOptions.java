@@ -1,29 +1,48 @@
 package keel.http.ws;
 
+import keel.http.server.Knob;
+import keel.http.server.Knob.As;
+import keel.http.server.KnobTable;
+
 import java.time.Duration;
 import java.util.Objects;
 
 /**
- * The WebSocket knobs of a server ({@code websocket.*} keys) or a client.
- *
- * @param maxFrameSize    largest frame payload accepted; past it the session closes with 1009
- * @param maxMessageSize  largest message, fragments together; past it 1009
- * @param maxQueuedOutput bytes a session may queue for sending; past it a send fails with
- *                        {@link WsOverflowException} (the water marks come before it)
- * @param closeTimeout    how long a close handshake (and the flush before a failing close) may take
- *                        before the connection is closed anyway
- * @param idleTimeout     a session that receives nothing (no message, no pong) this long is closed with 1001
- * @param pingInterval    how often a ping is sent to keep the connection (and NAT mappings) alive; 0 turns it off
- * @param compression     permessage-deflate (RFC 7692): a server accepts a client's offer, a client offers it
- * @param contextTakeover with compression, each side's compressor keeps its window from message to
- *                        message (better ratios, and about 256 KiB of native memory per session that
- *                        compresses); false asks both sides to reset it after each message
- * @param compressionLevel the deflate level Keel compresses with, 1 (fastest) to 9 (smallest); zlib's
- *                         default 6 took about 3 times the CPU of 1 for 15 to 25 % fewer bytes of JSON
+ * The WebSocket knobs of a server ({@code websocket.*} keys) or a client. With compression and context
+ * takeover, each compressor keeps its window (about 256 KiB of native memory per session that
+ * compresses); zlib's default level 6 took about 3 times the CPU of level 1 for 15 to 25 % fewer bytes
+ * of JSON.
  */
-public record WsOptions(int maxFrameSize, int maxMessageSize, int maxQueuedOutput, Duration closeTimeout,
-                        Duration idleTimeout, Duration pingInterval, boolean compression, boolean contextTakeover,
-                        int compressionLevel) {
+public record WsOptions(
+        @Knob(key = "websocket.max-frame-size", flag = "--ws-max-frame-size", value = "1MiB", as = As.SIZE, min = 125, max = Knob.MAX_SIZE,
+                doc = "the largest WebSocket frame payload accepted (close 1009)")
+        int maxFrameSize,
+        @Knob(key = "websocket.max-message-size", flag = "--ws-max-message-size", value = "4MiB", as = As.SIZE, min = 1, max = Knob.MAX_SIZE,
+                doc = "the largest WebSocket message, fragments together (close 1009)")
+        int maxMessageSize,
+        @Knob(key = "websocket.max-queued-output", flag = "--ws-max-queued-output", value = "1MiB", as = As.SIZE, min = 1, max = Knob.MAX_SIZE,
+                doc = "the bytes a session may queue for sending; past it a send fails with `WsOverflowException` (the water marks come before it)")
+        int maxQueuedOutput,
+        @Knob(key = "websocket.close-timeout", flag = "--ws-close-timeout", value = "5s",
+                doc = "how long a close handshake (and the flush before a failing close) may take before TCP closes (lingering) anyway")
+        Duration closeTimeout,
+        @Knob(key = "websocket.idle-timeout", flag = "--ws-idle-timeout", value = "2m",
+                doc = "a session that receives nothing (no message, no pong) this long is closed with 1001")
+        Duration idleTimeout,
+        @Knob(key = "websocket.ping-interval", flag = "--ws-ping-interval", value = "30s",
+                doc = "how often a keep-alive ping goes to each session, for the connection and NAT mappings (`0s`: never)")
+        Duration pingInterval,
+        @Knob(key = "websocket.compression", flag = "--ws-compression", value = "true",
+                doc = "permessage-deflate (RFC 7692): a server accepts a client's offer, a client offers it")
+        boolean compression,
+        @Knob(key = "websocket.context-takeover", flag = "--ws-context-takeover", value = "true",
+                doc = "with compression, each side's compressor keeps its 32 KiB window from message to message; `false` tells both sides to reset it after each message")
+        boolean contextTakeover,
+        @Knob(key = "websocket.compression-level", flag = "--ws-compression-level", value = "6", min = 1, max = 9,
+                doc = "the deflate level Keel compresses with: `1` (fastest) to `9` (smallest); see `bench/ws-compress.sh`")
+        int compressionLevel) {
+    private static final WsOptions DEFAULTS = KnobTable.of(WsOptions.class).defaultOptions();
+
     public WsOptions {
         if (maxFrameSize < FrameEncoder.MAX_CONTROL_PAYLOAD) throw new IllegalArgumentException("websocket.max-frame-size must be >= 125: " + maxFrameSize);
         if (maxMessageSize < 1) throw new IllegalArgumentException("websocket.max-message-size must be >= 1: " + maxMessageSize);
@@ -37,13 +56,9 @@ public record WsOptions(int maxFrameSize, int maxMessageSize, int maxQueuedOutpu
         }
     }
 
-    /**
-     * 1 MiB frames, 4 MiB messages, 1 MiB queued output, 5 s close timeout, 2 min idle, a ping every
-     * 30 s, permessage-deflate with context takeover at level 6.
-     */
+    /** The declared defaults: 1 MiB frames, 4 MiB messages, a ping every 30 s, permessage-deflate at level 6, …. */
     public static WsOptions defaults() {
-        return new WsOptions(1 << 20, 4 << 20, 1 << 20, Duration.ofSeconds(5), Duration.ofMinutes(2), Duration.ofSeconds(30),
-                true, true, 6);
+        return DEFAULTS;
     }
 
     /** These options with permessage-deflate on or off (a client then offers it or not). */
