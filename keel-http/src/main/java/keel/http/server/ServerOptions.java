@@ -83,12 +83,15 @@ public record ServerOptions(String host, int port, Transport transport, Executio
      * @param bodyRateWindow the credit a body starts with, and the most it may save by sending faster: a
      *                       body that falls this far behind {@code bodyMinRate} is too slow
      * @param lingerDrain    how long a closing connection drains unread input before it closes
+     * @param healthGrace    how long {@link HttpServer#stop} keeps serving as before, with
+     *                       {@link HttpServer#isStopping()} true (a health route answers 503), before it
+     *                       stops accepting: a load balancer's time to take the server out; 0: none
      * @param grace          how long {@link HttpServer#stop} lets in-flight requests finish
      * @param handlerDeadline how long a handler may take to produce its response before the client
      *                       gets 503 (routes may set their own); {@link Duration#ZERO}: none
      */
     public record Timeouts(Duration headRead, Duration idle, Duration writeStall, int bodyMinRate, Duration bodyRateWindow,
-                           Duration lingerDrain, Duration grace, Duration handlerDeadline) {
+                           Duration lingerDrain, Duration healthGrace, Duration grace, Duration handlerDeadline) {
         public Timeouts {
             positive("head-read", headRead);
             positive("idle", idle);
@@ -96,6 +99,8 @@ public record ServerOptions(String host, int port, Transport transport, Executio
             if (bodyMinRate < 0 || bodyMinRate > 1 << 30) throw new IllegalArgumentException("timeouts.body-min-rate must be in 0..1073741824 bytes/s");
             positive("body-rate-window", bodyRateWindow);
             positive("linger-drain", lingerDrain);
+            Objects.requireNonNull(healthGrace, "health-grace");
+            if (healthGrace.isNegative()) throw new IllegalArgumentException("health-grace must be >= 0: " + healthGrace);
             Objects.requireNonNull(grace, "grace");
             Objects.requireNonNull(handlerDeadline, "handler-deadline");
             if (handlerDeadline.isNegative()) throw new IllegalArgumentException("handler-deadline must be >= 0: " + handlerDeadline);
@@ -313,6 +318,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         b.bodyMinRate = timeouts.bodyMinRate();
         b.bodyRateWindow = timeouts.bodyRateWindow();
         b.lingerDrain = timeouts.lingerDrain();
+        b.healthGrace = timeouts.healthGrace();
         b.grace = timeouts.grace();
         b.handlerDeadline = timeouts.handlerDeadline();
         b.loops = pools.loops();
@@ -378,6 +384,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         private int bodyMinRate = 240;
         private Duration bodyRateWindow = Duration.ofSeconds(10);
         private Duration lingerDrain = Duration.ofSeconds(2);
+        private Duration healthGrace = Duration.ZERO;
         private Duration grace = Duration.ofSeconds(30);
         /** As long as the idle timeout, and the 60 s after which common proxies give up on a response anyway. */
         private Duration handlerDeadline = Duration.ofSeconds(60);
@@ -443,6 +450,7 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public Builder bodyMinRate(int bodyMinRate) { this.bodyMinRate = bodyMinRate; return this; }
         public Builder bodyRateWindow(Duration bodyRateWindow) { this.bodyRateWindow = bodyRateWindow; return this; }
         public Builder lingerDrain(Duration lingerDrain) { this.lingerDrain = lingerDrain; return this; }
+        public Builder healthGrace(Duration healthGrace) { this.healthGrace = healthGrace; return this; }
         public Builder grace(Duration grace) { this.grace = grace; return this; }
         public Builder handlerDeadline(Duration handlerDeadline) { this.handlerDeadline = handlerDeadline; return this; }
         public Builder loops(int loops) { this.loops = loops; return this; }
@@ -496,7 +504,8 @@ public record ServerOptions(String host, int port, Transport transport, Executio
         public ServerOptions build() {
             return new ServerOptions(host, port, transport, execution, threads,
                     new Limits(backlog, maxConnections, maxHeadSize, maxHeaderCount, maxBodySize),
-                    new Timeouts(headReadTimeout, idleTimeout, writeStallTimeout, bodyMinRate, bodyRateWindow, lingerDrain, grace, handlerDeadline),
+                    new Timeouts(headReadTimeout, idleTimeout, writeStallTimeout, bodyMinRate, bodyRateWindow, lingerDrain, healthGrace, grace,
+                            handlerDeadline),
                     new Pools(loops, loopTurnBudget, workerThreads, workerQueue, virtualThreadLimit, blockingThreads, blockingQueue, loopTaskQueue),
                     new WaterMarks(highWaterMark, lowWaterMark),
                     new Guard(guardEnabled, lagProbeInterval, blockedThreshold, onBlocked),
