@@ -39,6 +39,7 @@
 #   FAULTS [rolling-restart]   the restart mode's faults, in turn (broker-node: see the marked place below)
 #   SOAK_MINUTES [15], SOAK_RATE [400] req/s, SOAK_CONNECTIONS [8]
 #   AMQP_URIS [amqp://guest:guest@127.0.0.1:5672]   the broker(s) the instances publish to
+#   EXTRA_SERVE_ARGS []   more bin/keel serve flags for every instance (e.g. "--health-grace 0s")
 #   QUEUE [keel.bench.cluster], PORT [38280] (HAProxy; instances on PORT+1.., statistics on PORT+99)
 #   SERVER_CPU [0], CLIENT_CPU [1], READY_TIMEOUT [120] seconds an instance may take to be marked up
 #
@@ -82,7 +83,7 @@ broker_args() {
   echo "--amqp-uri $AMQP_URIS"
 }
 
-SERVE_ARGS="--loops 1 --gateway-mode async --gateway-routing-key $QUEUE $(broker_args)"
+SERVE_ARGS="--loops 1 --gateway-mode async --gateway-routing-key $QUEUE $(broker_args) ${EXTRA_SERVE_ARGS:-}"
 if [[ $MODE == soak ]]; then
   SERVE_ARGS+=" --ingest true --ingest-mode pipelined --ingest-queue $QUEUE"
 fi
@@ -185,7 +186,7 @@ cluster_up --instances "$INSTANCES" -- $SERVE_ARGS >"$OUT/cluster-up.txt" 2>>"$O
 cp "$KEEL_CLUSTER_DIR/haproxy.cfg" "$OUT/haproxy.cfg"
 if ((WARMUP > 0)); then gateway_wrk "$OUT/warmup.txt" "$CONNECTIONS" "$WARMUP" || log "warm-up wrk failed"; fi
 
-HEAD="$INSTANCES instances (bin/keel serve --loops 1 --gateway-mode async, on CPU $SERVER_CPU) behind HAProxy $(haproxy -v | awk 'NR == 1 { print $3 }') (CPU $CLIENT_CPU)"
+HEAD="$INSTANCES instances (bin/keel serve --loops 1 --gateway-mode async${EXTRA_SERVE_ARGS:+ $EXTRA_SERVE_ARGS}, on CPU $SERVER_CPU) behind HAProxy $(haproxy -v | awk 'NR == 1 { print $3 }') (CPU $CLIENT_CPU)"
 if [[ $MODE == restart ]]; then
   : >"$OUT/faults.md"
   for fault in $FAULTS; do
