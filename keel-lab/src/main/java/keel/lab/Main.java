@@ -224,6 +224,8 @@ public final class Main {
                   bin/keel publish-events --count N [--first F] [--prefix P] [flags]
                                                                   publish N device events to the ingest queue
                   bin/keel services up|down|status                start, stop or show RabbitMQ and PostgreSQL
+                  bin/keel cluster up [--instances N] [-- flags]  N instances of serve behind HAProxy (also down, status,
+                                                                  restart: one instance at a time)
                   bin/keel test [maven args]                      build and run every test (mvn verify on JDK 25)
                   bin/keel lab <scenario>… [--quick] [--out DIR]  run lab scenarios, write a report (bin/keel lab --help)
                   bin/keel lab compare A.json B.json              the ratios B/A of two lab runs' figures
