@@ -145,6 +145,13 @@ cluster_up() { # [--instances N] [-- serve flags...]
     esac
   done
   [[ $n =~ ^[1-9][0-9]*$ ]] || { cluster_log "--instances must be a positive number, got '$n'"; return 2; }
+  local grace_ms=""
+  if [[ " $* " =~ \ --health-grace\ ([0-9]+)(ms|s)\  ]]; then
+    grace_ms=$((BASH_REMATCH[1] * $([[ ${BASH_REMATCH[2]} == ms ]] && echo 1 || echo 1000)))
+  fi
+  if [[ -n $grace_ms ]] && ((grace_ms < 3000)); then
+    cluster_log "warning: a health grace under 3 s is shorter than HAProxy may take to mark an instance down (fall 2, inter 1s)"
+  fi
   if cluster_load && cluster_pid_alive "$KEEL_CLUSTER_DIR/haproxy.pid"; then
     cluster_log "already up (bin/keel cluster down first)"; cluster_status; return 1
   fi
