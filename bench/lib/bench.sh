@@ -238,10 +238,12 @@ start_server() { # log_file keel_args...
   local logf=$1
   shift
   await_free_port
-  log "starting: nice -n ${SERVER_NICE:-0} taskset -c $SERVER_CPU bin/keel serve --port $PORT --access-log false $*"
+  log "starting: nice -n ${SERVER_NICE:-0} taskset -c $SERVER_CPU bin/keel serve --port $PORT --access-log false --health-grace 0s $*"
   # SERVER_NICE (default 0) < 0 shields the server from unrelated work on a shared machine (needs root).
   # No access log: a load test would fill the server's log with a line per request (bench/throughput.sh prices it).
-  nice -n "${SERVER_NICE:-0}" taskset -c "$SERVER_CPU" "$KEEL_BIN" serve --port "$PORT" --loops "$LOOPS" --access-log false "$@" >"$logf" 2>&1 </dev/null &
+  # No health grace: no balancer sends it requests, so its stop need not wait for one to take it out.
+  nice -n "${SERVER_NICE:-0}" taskset -c "$SERVER_CPU" "$KEEL_BIN" serve --port "$PORT" --loops "$LOOPS" --access-log false \
+    --health-grace 0s "$@" >"$logf" 2>&1 </dev/null &
   SERVER_PID=$!
   wait_ready "$BASE/benchmark/health" || { tail -n 30 "$logf" >&2; die "server $READY_ERROR (log: $logf)"; }
   if grep -q 'building' "$logf"; then log "warning: bin/keel rebuilt Keel at this start (sources changed meanwhile)"; fi

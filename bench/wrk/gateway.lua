@@ -2,7 +2,9 @@
 -- answers by status, in total and per second of the run, so the table can give the success rate
 -- (202s out of every request, socket errors included) and the timeline of a fault run.
 --   wrk -s bench/wrk/gateway.lua ... http://127.0.0.1:PORT/gateway/publish
--- The routing key comes from the environment (ROUTING_KEY, default keel.gateway).
+-- The routing key comes from the environment (ROUTING_KEY, default keel.gateway). DELAY_MS, when
+-- set, makes each connection wait that long before each request (a steady rate: connections x
+-- 1000 / (DELAY_MS + latency)), for latency figures that a saturated server would not give.
 
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
@@ -10,6 +12,24 @@ wrk.headers["Routing-Key"] = os.getenv("ROUTING_KEY") or "keel.gateway"
 wrk.body = '{"device":"bench","temperature":21.5}'
 
 local threads = {}
+
+local delay_ms = tonumber(os.getenv("DELAY_MS") or "")
+if delay_ms then
+  function delay()
+    return delay_ms
+  end
+end
+
+-- How many answers took longer than limit_us: the rank where the latency percentiles cross it.
+local function count_over(latency, total, limit_us)
+  if total == 0 or latency.max <= limit_us then return 0 end
+  local low, high = 0, 100
+  for _ = 1, 60 do
+    local mid = (low + high) / 2
+    if latency:percentile(mid) <= limit_us then low = mid else high = mid end
+  end
+  return math.max(0, math.floor(total * (100 - low) / 100 + 0.5))
+end
 
 function setup(thread)
   table.insert(threads, thread)
@@ -44,6 +64,8 @@ function done(summary, latency, requests)
   io.write(string.format("GATEWAY requests=%d socket_errors=%d timeouts=%d p95_ms=%.2f p99_ms=%.2f\n",
     summary.requests, e.connect + e.read + e.write, e.timeout,
     latency:percentile(95) / 1000, latency:percentile(99) / 1000))
+  io.write(string.format("LATENCY p50_ms=%.2f p99_ms=%.2f max_ms=%.2f over_2s=%d\n", latency:percentile(50) / 1000,
+    latency:percentile(99) / 1000, latency.max / 1000, count_over(latency, summary.requests, 2000000)))
   for status, n in pairs(totals) do
     io.write(string.format("STATUS %d %d\n", status, n))
   end

@@ -24,7 +24,8 @@ final class AotTraining {
 
     /** Serves with {@code config} (its host and port replaced by a free loopback port), calls every route, stops. */
     static int run(Main.Config config, PrintStream out) throws IOException, InterruptedException {
-        var options = config.server().toBuilder().host("127.0.0.1").port(0).build();
+        // No health grace: nothing balances this server.
+        var options = config.server().toBuilder().host("127.0.0.1").port(0).healthGrace(Duration.ZERO).build();
         // The mock upstream answers at once: its usual delay would only make the run longer.
         LabSettings lab = config.lab().withUpstreamDelay(Duration.ZERO);
         int answered = 0;

@@ -1,6 +1,7 @@
 package keel.lab;
 
 import keel.amqp.AmqpOptions;
+import keel.amqp.HealthCheck;
 import keel.amqp.HealthRoute;
 import keel.amqp.gateway.Gateway;
 import keel.amqp.gateway.GatewayMetrics;
@@ -68,7 +69,7 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
         if (lab.metrics()) metrics.register(router);
         StartupTimeline.mark("routes (JSON writer prepared)");
         List<Runnable> connects = new ArrayList<>();
-        List<AutoCloseable> services = amqp == null ? List.of() : services(router, amqp, metrics, connects);
+        List<AutoCloseable> services = amqp == null ? List.of() : services(router, amqp, metrics, connects, running::get);
         HttpServer server;
         try {
             // Opens its port last, warm when asked.
@@ -87,7 +88,8 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
     }
 
     /** The gateway and the ingest pipeline with their routes, not connected yet: their connections go to {@code connects}. */
-    private static List<AutoCloseable> services(Router router, AmqpOptions amqp, KeelMetrics metrics, List<Runnable> connects) {
+    private static List<AutoCloseable> services(Router router, AmqpOptions amqp, KeelMetrics metrics, List<Runnable> connects,
+                                                Supplier<HttpServer> running) {
         Gateway gateway = Gateway.create(amqp, new GatewayMetrics(metrics.registry()));
         gateway.register(router);
         connects.add(gateway::connect);
@@ -97,7 +99,8 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
             connects.add(ingest::connect);
             StartupTimeline.mark("ingest");
         }
-        HealthRoute.register(router, ingest == null ? List.of(gateway.broker()) : List.of(gateway.broker(), ingest));
+        HealthCheck server = HealthCheck.server(running);
+        HealthRoute.register(router, ingest == null ? List.of(server, gateway.broker()) : List.of(server, gateway.broker(), ingest));
         return ingest == null ? List.of(gateway) : List.of(ingest, gateway);
     }
 

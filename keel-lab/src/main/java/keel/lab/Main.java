@@ -7,6 +7,7 @@ import keel.core.log.Log;
 import keel.core.log.LogFormat;
 import keel.core.startup.StartupTimeline;
 import keel.http.server.ConfigKeys;
+import keel.http.server.ConfigValues;
 import keel.http.server.ServerOptions;
 import keel.http.server.Warmup;
 import keel.lab.scenario.LabCommand;
@@ -14,6 +15,7 @@ import keel.lab.scenario.LabCommand;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +27,7 @@ public final class Main {
     private static final String STARTUP_REPORT = "--startup-report";
     /** The warm-up's requests ({@code server.warmup-requests}) when the AOT cache is in use. */
     static final int AOT_WARMUP_REQUESTS = 500;
+    static final int HEALTH_GRACE_SECONDS = 5;
 
     private Main() {
     }
@@ -142,12 +145,15 @@ public final class Main {
     }
 
     /**
-     * The library's defaults, except that the lab app starts warm and writes an access log; with the
+     * The library's defaults, except that the lab app starts warm, writes an access log and, when it
+     * stops, answers {@code /keel/health} 503 for {@value #HEALTH_GRACE_SECONDS} s before it stops
+     * accepting (the time a load balancer checking every second or so needs to take it out); with the
      * AOT cache in use, whose profiles and linked classes do much of a warm-up's work, the warm-up
      * sends {@value #AOT_WARMUP_REQUESTS} requests instead of {@value Warmup#DEFAULT_REQUESTS}.
      */
     private static ServerOptions.Builder defaults() {
-        ServerOptions.Builder builder = ServerOptions.builder().warmup(true).accessLog(true);
+        ServerOptions.Builder builder = ServerOptions.builder().warmup(true).accessLog(true)
+                .healthGrace(Duration.ofSeconds(HEALTH_GRACE_SECONDS));
         if (AotCache.requested().isPresent() && AotCache.inUse()) builder.warmupRequests(AOT_WARMUP_REQUESTS);
         return builder;
     }
@@ -198,7 +204,9 @@ public final class Main {
     private static void stopGracefullyOnSignals(LabApp app, PrintStream out) {
         for (String name : List.of("TERM", "INT")) {
             sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> Thread.ofPlatform().name("keel-stop").start(() -> {
-                say(out, "stopping", "keel: SIG" + name + ", stopping gracefully (grace " + app.server().options().timeouts().grace().toSeconds() + " s)");
+                var timeouts = app.server().options().timeouts();
+                say(out, "stopping", "keel: SIG" + name + ", stopping gracefully (health " + ConfigValues.duration(timeouts.healthGrace())
+                        + " 503 first, then grace " + timeouts.grace().toSeconds() + " s)");
                 app.close();
                 System.exit(0);
             }));
@@ -227,6 +235,8 @@ public final class Main {
                   bin/keel publish-events --count N [--first F] [--prefix P] [flags]
                                                                   publish N device events to the ingest queue
                   bin/keel services up|down|status                start, stop or show RabbitMQ and PostgreSQL
+                  bin/keel cluster up [--instances N] [-- flags]  N instances of serve behind HAProxy (also down, status,
+                                                                  restart: one instance at a time)
                   bin/keel test [maven args]                      build and run every test (mvn verify on JDK 25)
                   bin/keel lab <scenario>… [--quick] [--out DIR]  run lab scenarios, write a report (bin/keel lab --help)
                   bin/keel lab compare A.json B.json              the ratios B/A of two lab runs' figures

@@ -1,8 +1,5 @@
 package keel.lab;
 
-import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
 import keel.amqp.AmqpOptions;
 import keel.http.server.ServerOptions;
 import keel.lab.measure.Scrape;
@@ -104,9 +101,9 @@ class LabMetricsTest {
     @Test
     void aMessageThroughTheGatewayAndTheIngestPipelineShowsOnMetrics() throws Exception {
         String queue = "keel.test.lab-metrics." + UUID.randomUUID().toString().substring(0, 8);
-        AmqpOptions amqp = AmqpOptions.builder().uri(env("KEEL_AMQP_URI", "amqp://guest:guest@127.0.0.1:5672"))
-                .databaseUrl(env("KEEL_DATABASE_URL", "jdbc:postgresql://127.0.0.1:5432/keel"))
-                .databaseUser(env("KEEL_DATABASE_USER", "keel")).databasePassword(env("KEEL_DATABASE_PASSWORD", "keel"))
+        AmqpOptions amqp = AmqpOptions.builder().uri(TestServices.amqpUri())
+                .databaseUrl(TestServices.env("KEEL_DATABASE_URL", "jdbc:postgresql://127.0.0.1:5432/keel"))
+                .databaseUser(TestServices.env("KEEL_DATABASE_USER", "keel")).databasePassword(TestServices.env("KEEL_DATABASE_PASSWORD", "keel"))
                 .routingKey(queue).ingestEnabled(true).ingestQueue(queue).build();
         try (LabApp app = LabApp.start(options(), FAST_UPSTREAM, amqp)) {
             awaitScrape(app, m -> m.sum("keel_http_server_requests_seconds_count", labelled("route", "/keel/health", "status", "200")) > 0,
@@ -122,7 +119,7 @@ class LabMetricsTest {
             assertThat(metrics.sum("keel_ingest_batch_size_count", s -> true)).isEqualTo(1);
             assertThat(metrics.sum("keel_ingest_redeliveries_total", s -> true)).isZero();
         } finally {
-            deleteQueue(amqp, queue);
+            TestServices.deleteQueue(amqp, queue);
         }
     }
 
@@ -135,19 +132,6 @@ class LabMetricsTest {
             if (done.test(scraped)) return scraped;
             if (System.nanoTime() > deadline) throw new AssertionError("not seen within 20 s: " + what);
             Thread.sleep(50);
-        }
-    }
-
-    private static String env(String name, String fallback) {
-        String value = System.getenv(name);
-        return value == null || value.isBlank() ? fallback : value;
-    }
-
-    private static void deleteQueue(AmqpOptions amqp, String queue) throws Exception {
-        ConnectionFactory factory = new ConnectionFactory();
-        factory.setUri(amqp.uri());
-        try (Connection connection = factory.newConnection("keel-test"); Channel channel = connection.createChannel()) {
-            channel.queueDelete(queue);
         }
     }
 }

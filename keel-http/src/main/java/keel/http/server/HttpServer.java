@@ -1,6 +1,7 @@
 package keel.http.server;
 
 import keel.core.guard.LagProbe;
+import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.startup.StartupTimeline;
 import keel.http.client.ClientOptions;
@@ -27,6 +28,7 @@ import java.util.List;
  * }</pre>
  */
 public final class HttpServer implements AutoCloseable {
+    private static final Log LOG = Log.of(HttpServer.class);
 
     /** What each transport runs: the bound socket and its connections. */
     interface Listener {
@@ -62,6 +64,8 @@ public final class HttpServer implements AutoCloseable {
     /** Null when the access log is off. */
     private final AccessLog accessLog;
     private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
+    /** Set as {@link #stop} begins, before its health grace: what a health route reads. */
+    private volatile boolean stopping;
 
     /**
      * {@code timed}: the server's phases go on the {@link StartupTimeline} (the application's server,
@@ -238,14 +242,27 @@ public final class HttpServer implements AutoCloseable {
     }
 
     /**
-     * Stops gracefully: no new connections; idle connections close; requests in flight finish within
-     * {@code grace}, and their responses (and any request that arrives meanwhile) carry
-     * {@code Connection: close}; whatever is still open after the grace period is closed. The access
-     * log then writes its last lines and flushes. Idempotent.
+     * True once {@link #stop} has begun: a health route answers 503 from then on, so that a load
+     * balancer takes the server out during the health grace ({@code timeouts.health-grace}), while it
+     * still serves as before. Any thread.
+     */
+    public boolean isStopping() {
+        return stopping;
+    }
+
+    /**
+     * Stops gracefully: first {@link #isStopping()} turns true and the server serves as before for
+     * the health grace ({@code timeouts.health-grace}, none by default), a load balancer's time to
+     * see its health check fail and stop sending; then no new connections; idle connections close;
+     * requests in flight finish within {@code grace}, and their responses (and any request that
+     * arrives meanwhile) carry {@code Connection: close}; whatever is still open after the grace
+     * period is closed. The access log then writes its last lines and flushes. Idempotent.
      */
     public synchronized void stop(Duration grace) {
         if (stopped.getCount() == 0) return;
+        stopping = true;
         try {
+            awaitHealthGrace();
             transport.stop(grace);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -253,6 +270,17 @@ public final class HttpServer implements AutoCloseable {
             dispatcher.close();
             if (accessLog != null) accessLog.close();
             stopped.countDown();
+        }
+    }
+
+    private void awaitHealthGrace() {
+        Duration healthGrace = options.timeouts().healthGrace();
+        if (healthGrace.isZero()) return;
+        LOG.info("health_grace", "seconds", healthGrace.toMillis() / 1000.0);
+        try {
+            Thread.sleep(healthGrace);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // stop at once: the caller wants it over
         }
     }
 

@@ -113,6 +113,9 @@ public record ServerOptions(
             @Knob(key = "timeouts.linger-drain", flag = "--linger-drain", value = "2s",
                     doc = "how long a closing connection drains unread input (at most 1 MiB)")
             Duration lingerDrain,
+            @Knob(key = "timeouts.health-grace", flag = "--health-grace", value = "0s",
+                    doc = "how long a stopping server answers its health check 503 while it serves as before, then stops accepting: a load balancer's time to take it out; `bin/keel serve` waits 5 s")
+            Duration healthGrace,
             @Knob(key = "timeouts.grace", flag = "--grace", value = "30s",
                     doc = "how long a stopping server lets requests finish")
             Duration grace,
@@ -126,6 +129,8 @@ public record ServerOptions(
             if (bodyMinRate < 0 || bodyMinRate > 1 << 30) throw new IllegalArgumentException("timeouts.body-min-rate must be in 0..1073741824 bytes/s");
             positive("body-rate-window", bodyRateWindow);
             positive("linger-drain", lingerDrain);
+            Objects.requireNonNull(healthGrace, "health-grace");
+            if (healthGrace.isNegative()) throw new IllegalArgumentException("health-grace must be >= 0: " + healthGrace);
             Objects.requireNonNull(grace, "grace");
             Objects.requireNonNull(handlerDeadline, "handler-deadline");
             if (handlerDeadline.isNegative()) throw new IllegalArgumentException("handler-deadline must be >= 0: " + handlerDeadline);
@@ -399,6 +404,7 @@ public record ServerOptions(
         public Builder bodyMinRate(int bodyMinRate) { return set("timeouts.body-min-rate", bodyMinRate); }
         public Builder bodyRateWindow(Duration bodyRateWindow) { return set("timeouts.body-rate-window", bodyRateWindow); }
         public Builder lingerDrain(Duration lingerDrain) { return set("timeouts.linger-drain", lingerDrain); }
+        public Builder healthGrace(Duration healthGrace) { return set("timeouts.health-grace", healthGrace); }
         public Builder grace(Duration grace) { return set("timeouts.grace", grace); }
         public Builder handlerDeadline(Duration handlerDeadline) { return set("timeouts.handler-deadline", handlerDeadline); }
         public Builder loops(int loops) { return set("server.loops", loops); }

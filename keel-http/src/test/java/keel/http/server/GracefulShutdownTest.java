@@ -101,4 +101,38 @@ class GracefulShutdownTest {
             assertThat(server.server().openConnections()).isZero();
         }
     }
+
+    @ParameterizedTest
+    @EnumSource(Wire.class)
+    void servesAsBeforeDuringTheHealthGraceWhileAHealthRouteAnswers503(Wire wire) throws Exception {
+        java.util.concurrent.atomic.AtomicReference<HttpServer> running = new java.util.concurrent.atomic.AtomicReference<>();
+        Router router = slowRoutes().get("/health", request -> running.get().isStopping()
+                ? Response.status(503) : Response.ok("up"));
+        TestServer server = TestServer.start(wire, router, b -> b.healthGrace(Duration.ofSeconds(2)));
+        running.set(server.server());
+        int port = server.port();
+        try (RawClient keptAlive = server.raw()) {
+            keptAlive.send("GET /health HTTP/1.1\r\nHost: t\r\n\r\n");
+            assertThat(keptAlive.read().status()).isEqualTo(200);
+            long start = System.nanoTime();
+            CompletableFuture<Void> stopping = CompletableFuture.runAsync(() -> server.server().stop(Duration.ofSeconds(5)));
+            while (!server.server().isStopping()) Thread.onSpinWait();
+
+            keptAlive.send("GET /health HTTP/1.1\r\nHost: t\r\n\r\n");
+            assertThat(keptAlive.read().status()).as("health on a kept-alive connection").isEqualTo(503);
+            keptAlive.send("GET /fast HTTP/1.1\r\nHost: t\r\n\r\n");
+            RawClient.RawResponse fast = keptAlive.read();
+            assertThat(fast.status()).isEqualTo(200);
+            assertThat(fast.header("connection")).as("no close yet: the balancer has not taken the server out").isNull();
+            try (RawClient fresh = server.raw()) {
+                fresh.send("GET /fast HTTP/1.1\r\nHost: t\r\n\r\n");
+                assertThat(fresh.read().status()).as("a new connection is still accepted").isEqualTo(200);
+            }
+
+            assertThat(keptAlive.timeout(5_000).closedByServer()).as("the idle connection closes after the health grace").isTrue();
+            stopping.get(10, TimeUnit.SECONDS);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(2_000L);
+        }
+        assertThatThrownBy(() -> new Socket("127.0.0.1", port).close()).isInstanceOf(ConnectException.class);
+    }
 }

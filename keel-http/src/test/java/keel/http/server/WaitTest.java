@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class WaitTest {
     private static final ServerOptions.Timeouts TIMEOUTS = new ServerOptions.Timeouts(
             Duration.ofMillis(300), Duration.ofSeconds(60), Duration.ofSeconds(20), 240, Duration.ofSeconds(10),
-            Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(60));
+            Duration.ofSeconds(2), Duration.ZERO, Duration.ofSeconds(30), Duration.ofSeconds(60));
 
     /** The wait of a connection that has read {@code input}: the buffer keeps what the parser did not consume. */
     private static Wait waitAfter(String input) {

@@ -67,6 +67,8 @@ public final class KeelProcess implements AutoCloseable {
         List<String> given = List.of(flags);
         if (!given.contains("--warmup")) command.addAll(List.of("--warmup", "false"));
         if (!given.contains("--access-log")) command.addAll(List.of("--access-log", "false"));
+        // Nothing balances a lab server: its stop need not wait for a balancer to take it out.
+        if (!given.contains("--health-grace")) command.addAll(List.of("--health-grace", "0s"));
         command.addAll(given);
         Files.createDirectories(log.toAbsolutePath().getParent());
         long startedAt = System.nanoTime();
