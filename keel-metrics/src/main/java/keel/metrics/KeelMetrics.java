@@ -61,7 +61,7 @@ import java.util.function.ToDoubleFunction;
  *       {@code body_stalled}, {@code body_too_slow}, {@code write_stalled}) and
  *       {@code keel_http_server_dropped_total} (counter per {@code reason}: responses cut short or never
  *       sent, {@code loop_queue_full}, {@code loop_stopped}, {@code response_failed}, {@code stream_failed},
- *       {@code handoff_refused}), every reason present from 0</li>
+ *       {@code stream_stalled}, {@code handoff_refused}), every reason present from 0</li>
  *   <li>{@code keel_http_server_access_log_dropped_total}: access log lines dropped, never written
  *       (the log's queue was full, or its file failed); 0 while the access log is off</li>
  *   <li>{@code keel_http_server_tls_handshake_failures_total} (counter per {@code reason}: {@code timeout},

@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Flow;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -353,9 +354,14 @@ final class BlockingConnection {
     }
 
     private void sendItems(BlockingSubscriber subscriber, ResponsePlan plan) throws IOException {
+        long stall = Wait.STREAM.timeoutNanos(context.options().timeouts());
         while (true) {
-            Object signal = subscriber.next();
-            if (signal instanceof byte[] item) {
+            Object signal = subscriber.next(stall);
+            if (signal == BlockingSubscriber.STALLED) {
+                context.observer().onDropped(ServerObserver.Drop.STREAM_STALLED);
+                LOG.warn("response_stream_stalled", "id", id, "timeout_ms", stall / 1_000_000);
+                throw new IOException("response stream stalled"); // a truncated body, never a false end
+            } else if (signal instanceof byte[] item) {
                 plan.writeItem(out, item);
                 out.writeTo(output);
                 subscriber.request();
@@ -441,6 +447,8 @@ final class BlockingConnection {
     /** Hands items to the connection thread one at a time; the queue holds at most one item and one end signal. */
     private static final class BlockingSubscriber implements Flow.Subscriber<byte[]> {
         private static final Object COMPLETE = new Object();
+        /** What {@link #next} returns when the publisher produced nothing within the stall timeout. */
+        static final Object STALLED = new Object();
         private final BlockingQueue<Object> signals = new ArrayBlockingQueue<>(2);
         private volatile Flow.Subscription subscription;
 
@@ -465,9 +473,12 @@ final class BlockingConnection {
             signals.offer(COMPLETE);
         }
 
-        Object next() throws IOException {
+        /** The next signal, or {@link #STALLED} after {@code stallNanos} without one (0: wait as long as it takes). */
+        Object next(long stallNanos) throws IOException {
             try {
-                return signals.take();
+                if (stallNanos == 0) return signals.take();
+                Object signal = signals.poll(stallNanos, TimeUnit.NANOSECONDS);
+                return signal != null ? signal : STALLED;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 subscription.cancel();

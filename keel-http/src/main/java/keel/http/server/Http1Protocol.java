@@ -235,6 +235,11 @@ final class Http1Protocol implements Protocol, Exchange {
                 state = State.CLOSING;
                 channel.closeLingering();
             }
+            case STREAM -> {
+                dropped(ServerObserver.Drop.STREAM_STALLED);
+                LOG.warn("response_stream_stalled", "id", id, "timeout_ms", home.context().options().timeouts().streamStall().toMillis());
+                channel.close(); // a truncated body, never a false end; onClosed cancels the subscription
+            }
             case NONE, WRITE, LINGER -> channel.close();
         }
     }
@@ -445,6 +450,15 @@ final class Http1Protocol implements Protocol, Exchange {
         }
     }
 
+    /**
+     * A streamed body asked its publisher for the next item ({@code true}: the stream-stall deadline
+     * starts again) or waits for nothing from it ({@code false}: the client is behind, or the body ended).
+     */
+    void awaitingItem(boolean awaiting) {
+        if (awaiting) waitFor(Wait.STREAM, true);
+        else if (wait == Wait.STREAM) waitFor(Wait.NONE, false);
+    }
+
     /** Counts a response cut short ({@link ResponseStream}); any thread. */
     void dropped(ServerObserver.Drop reason) {
         home.context().observer().onDropped(reason);
@@ -479,7 +493,7 @@ final class Http1Protocol implements Protocol, Exchange {
      * A body's deadline is the stall timeout or its minimum rate's, whichever comes first.
      */
     private void waitFor(Wait next, boolean refresh) {
-        if (next == wait && !(refresh && next == Wait.BODY)) return;
+        if (next == wait && !(refresh && (next == Wait.BODY || next == Wait.STREAM))) return;
         Wait previous = wait;
         wait = next;
         var timeouts = home.context().options().timeouts();
@@ -489,6 +503,11 @@ final class Http1Protocol implements Protocol, Exchange {
                 long now = channel.loop().nanoTime();
                 if (previous != Wait.BODY) bodyRate.start(now);
                 channel.deadlineAfter(bodyRate.nanosLeft(now, next.timeoutNanos(timeouts)));
+            }
+            case STREAM -> {
+                long nanos = next.timeoutNanos(timeouts);
+                if (nanos == 0) channel.clearDeadline(); // none
+                else channel.deadlineAfter(nanos);
             }
             default -> channel.deadlineAfter(next.timeoutNanos(timeouts));
         }

@@ -10,7 +10,8 @@ import java.util.concurrent.RejectedExecutionException;
 /**
  * Sends a streamed response body on the nio transport: one chunk per item, pulled one at a time and
  * only while the connection is writable, so a slow client holds at most the high water mark of
- * output. Every subscriber callback hops onto the connection's loop.
+ * output. Every subscriber callback hops onto the connection's loop. Each item asked for restarts the
+ * stream-stall deadline ({@link Wait#STREAM}): a publisher that goes quiet has its body cut short.
  */
 final class ResponseStream implements Flow.Subscriber<byte[]> {
     private static final Log LOG = Log.of(ResponseStream.class);
@@ -37,6 +38,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
         plan.write(connection.out(), response);
         connection.flush();
         response.stream().subscribe(this);
+        if (!done && subscription == null) exchange.awaitingItem(true); // a publisher that never subscribes stalls too
     }
 
     @Override
@@ -78,6 +80,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
         onLoop(null, () -> {
             if (done) return;
             done = true;
+            exchange.awaitingItem(false);
             plan.writeEnd(connection.out());
             exchange.finishExchange(plan.close());
         });
@@ -90,17 +93,22 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
             return;
         }
         requesting = true;
+        boolean asked = false;
         try {
             do {
                 requestAgain = false;
                 if (!done && subscription != null && !demanded && connection.isWritable()) {
                     demanded = true;
+                    asked = true;
                     subscription.request(1);
                 }
             } while (requestAgain);
         } finally {
             requesting = false;
         }
+        if (done || subscription == null) return; // before onSubscribe, the deadline armed at the start holds
+        if (asked && demanded) exchange.awaitingItem(true);
+        else if (!demanded) exchange.awaitingItem(false);
     }
 
     void cancel() {

@@ -62,6 +62,8 @@ public interface ServerObserver extends ChannelObserver {
         RESPONSE_FAILED,
         /** A streamed body's publisher failed after the head was sent: the body is cut short. */
         STREAM_FAILED,
+        /** A streamed body's publisher produced no item for {@code timeouts.stream-stall}: the body is cut short. */
+        STREAM_STALLED,
         /** A new connection could not reach an event loop (its task queue was full): closed before any request (nio). */
         HANDOFF_REFUSED;
 

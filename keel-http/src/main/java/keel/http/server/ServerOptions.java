@@ -104,6 +104,9 @@ public record ServerOptions(
             @Knob(key = "timeouts.write-stall", flag = "--write-stall-timeout", value = "30s",
                     doc = "queued response bytes that make no progress this long (a client that stopped reading): the connection closes")
             Duration writeStall,
+            @Knob(key = "timeouts.stream-stall", flag = "--stream-stall-timeout", value = "1m", as = As.DEADLINE,
+                    doc = "how long a streamed response body may wait for its publisher's next item; past it the body is cut short, the connection closes and it is counted (`none`: no limit)")
+            Duration streamStall,
             @Knob(key = "timeouts.body-min-rate", flag = "--body-min-rate", value = "240", max = 1 << 30,
                     doc = "the least a request body may average, in bytes/s; below it a 408 (`0`: off)")
             int bodyMinRate,
@@ -126,6 +129,8 @@ public record ServerOptions(
             positive("head-read", headRead);
             positive("idle", idle);
             positive("write-stall", writeStall);
+            Objects.requireNonNull(streamStall, "stream-stall");
+            if (streamStall.isNegative()) throw new IllegalArgumentException("stream-stall must be >= 0: " + streamStall);
             if (bodyMinRate < 0 || bodyMinRate > 1 << 30) throw new IllegalArgumentException("timeouts.body-min-rate must be in 0..1073741824 bytes/s");
             positive("body-rate-window", bodyRateWindow);
             positive("linger-drain", lingerDrain);
@@ -401,6 +406,7 @@ public record ServerOptions(
         public Builder headReadTimeout(Duration headReadTimeout) { return set("timeouts.head-read", headReadTimeout); }
         public Builder idleTimeout(Duration idleTimeout) { return set("timeouts.idle", idleTimeout); }
         public Builder writeStallTimeout(Duration writeStallTimeout) { return set("timeouts.write-stall", writeStallTimeout); }
+        public Builder streamStallTimeout(Duration streamStallTimeout) { return set("timeouts.stream-stall", streamStallTimeout); }
         public Builder bodyMinRate(int bodyMinRate) { return set("timeouts.body-min-rate", bodyMinRate); }
         public Builder bodyRateWindow(Duration bodyRateWindow) { return set("timeouts.body-rate-window", bodyRateWindow); }
         public Builder lingerDrain(Duration lingerDrain) { return set("timeouts.linger-drain", lingerDrain); }

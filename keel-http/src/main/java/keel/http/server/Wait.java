@@ -21,6 +21,11 @@ enum Wait {
      * minimum data rate ({@link BodyRate}), whichever ends first; on expiry a 408.
      */
     BODY,
+    /**
+     * A streamed response body's next item, asked of its publisher: the stream-stall timeout, restarted
+     * by each item asked for ({@code none}: no deadline); on expiry the body is cut short.
+     */
+    STREAM,
     /** The client to take queued output: the write-stall timeout, restarted by progress; on expiry the connection closes. */
     WRITE,
     /** The client's FIN during a lingering close: the drain time; on expiry the connection closes. */
@@ -43,6 +48,7 @@ enum Wait {
             case HANDLER -> throw new IllegalStateException("a handler's deadline is its route's");
             case IDLE, BODY -> timeouts.idle().toNanos();
             case WRITE -> timeouts.writeStall().toNanos();
+            case STREAM -> timeouts.streamStall().toNanos();
             case HEAD -> timeouts.headRead().toNanos();
             case LINGER -> timeouts.lingerDrain().toNanos();
         };
@@ -55,7 +61,7 @@ enum Wait {
             case HEAD -> ServerObserver.Timeout.HEAD_READ;
             case BODY -> ServerObserver.Timeout.BODY_STALLED;
             case WRITE -> ServerObserver.Timeout.WRITE_STALLED;
-            case NONE, HANDLER, LINGER -> throw new IllegalStateException("an expired " + this + " wait is no timeout of a client");
+            case NONE, HANDLER, STREAM, LINGER -> throw new IllegalStateException("an expired " + this + " wait is no timeout of a client");
         };
     }
 
@@ -67,7 +73,7 @@ enum Wait {
         return switch (this) {
             case HEAD -> Responses.error(408, "request head not received within " + timeouts.headRead().toMillis() + " ms");
             case BODY -> Responses.error(408, "request body stalled for " + timeouts.idle().toMillis() + " ms");
-            case NONE, HANDLER, IDLE, WRITE, LINGER -> throw new IllegalStateException("no response answers an expired " + this + " wait");
+            case NONE, HANDLER, IDLE, STREAM, WRITE, LINGER -> throw new IllegalStateException("no response answers an expired " + this + " wait");
         };
     }
 }

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class WaitTest {
     private static final ServerOptions.Timeouts TIMEOUTS = new ServerOptions.Timeouts(
-            Duration.ofMillis(300), Duration.ofSeconds(60), Duration.ofSeconds(20), 240, Duration.ofSeconds(10),
+            Duration.ofMillis(300), Duration.ofSeconds(60), Duration.ofSeconds(20), Duration.ofSeconds(45), 240, Duration.ofSeconds(10),
             Duration.ofSeconds(2), Duration.ZERO, Duration.ofSeconds(30), Duration.ofSeconds(60));
 
     /** The wait of a connection that has read {@code input}: the buffer keeps what the parser did not consume. */
@@ -54,6 +54,7 @@ class WaitTest {
         assertThat(Wait.HEAD.timeoutNanos(TIMEOUTS)).isEqualTo(Duration.ofMillis(300).toNanos());
         assertThat(Wait.BODY.timeoutNanos(TIMEOUTS)).isEqualTo(Duration.ofSeconds(60).toNanos());
         assertThat(Wait.WRITE.timeoutNanos(TIMEOUTS)).as("the write-stall timeout").isEqualTo(Duration.ofSeconds(20).toNanos());
+        assertThat(Wait.STREAM.timeoutNanos(TIMEOUTS)).as("the stream-stall timeout").isEqualTo(Duration.ofSeconds(45).toNanos());
         assertThat(Wait.LINGER.timeoutNanos(TIMEOUTS)).isEqualTo(Duration.ofSeconds(2).toNanos());
         assertThatThrownBy(() -> Wait.NONE.timeoutNanos(TIMEOUTS)).isInstanceOf(IllegalStateException.class);
     }
@@ -75,7 +76,7 @@ class WaitTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = Wait.class, names = {"NONE", "IDLE", "WRITE", "LINGER"})
+    @EnumSource(value = Wait.class, names = {"NONE", "IDLE", "STREAM", "WRITE", "LINGER"})
     void otherWaitsEndWithoutAResponse(Wait wait) {
         assertThatThrownBy(() -> wait.onExpiry(TIMEOUTS)).isInstanceOf(IllegalStateException.class);
     }
