@@ -4,6 +4,7 @@ module keel.metrics {
     requires transitive keel.http;
     requires transitive micrometer.core;
     requires transitive micrometer.registry.prometheus;
+    requires io.prometheus.metrics.model; // the registry a meter registry of our own clock is built on
 
     exports keel.metrics;
 }

@@ -10,8 +10,10 @@ import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.distribution.pause.NoPauseDetector;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import keel.core.guard.BlockedLoop;
 import keel.core.guard.LagProbe;
 import keel.core.loop.EventLoop;
@@ -124,7 +126,10 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
 
     /** A registry of its own, with the JVM meters bound and every rejection reason at 0. */
     public KeelMetrics() {
-        this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), CoarseClock.INSTANCE);
+        // No pause detector: it would read the clock on every record, and run a thread, to correct
+        // client-side percentiles this registry does not compute (its histograms have fixed buckets).
+        registry.config().pauseDetector(new NoPauseDetector());
         new JvmMemoryMetrics().bindTo(registry);
         this.gcMetrics = new JvmGcMetrics();
         gcMetrics.bindTo(registry);

@@ -39,7 +39,7 @@ public final class Http1Writer {
      * status lines) now, so it does not stall an event loop on the first request.
      */
     public static void prepare() {
-        DateHeader.line();
+        DateHeader.line(System.nanoTime());
         for (int status : new int[]{200, 204, 400, 404, 405, 408, 413, 431, 500, 503}) statusLine(status);
     }
 
@@ -50,20 +50,21 @@ public final class Http1Writer {
      * @param close        true to announce {@code Connection: close}
      * @param http10Client true when the request was HTTP/1.0 (keep-alive must then be announced)
      * @param requestId    sent as {@code X-Request-Id} unless the response has one (visible ASCII); null for none
+     * @param nanoTime     when the response is made, on the {@link System#nanoTime()} scale: its {@code Date}
      */
     public static void writeFixed(WriteQueue out, Response response, boolean omitBody, boolean close, boolean http10Client,
-                                  CharSequence requestId) {
+                                  CharSequence requestId, long nanoTime) {
         byte[] body = response.body();
         if (hasNoBody(response.status())) {
-            writeHead(out, response, BodyFraming.NONE, 0, close, http10Client, requestId);
+            writeHead(out, response, BodyFraming.NONE, 0, close, http10Client, requestId, nanoTime);
             return;
         }
-        writeHead(out, response, BodyFraming.FIXED, body.length, close, http10Client, requestId);
+        writeHead(out, response, BodyFraming.FIXED, body.length, close, http10Client, requestId, nanoTime);
         if (!omitBody && body.length > 0) out.put(body);
     }
 
     public static void writeHead(WriteQueue out, Response response, BodyFraming framing, long contentLength,
-                                 boolean close, boolean http10Client, CharSequence requestId) {
+                                 boolean close, boolean http10Client, CharSequence requestId, long nanoTime) {
         out.put(statusLine(response.status()));
         out.put(response.headers().wireBytes(Http1Writer::isFramingField));
         if (requestId != null && !response.headers().contains(REQUEST_ID)) {
@@ -80,7 +81,7 @@ public final class Http1Writer {
             case CHUNKED -> out.put(CHUNKED);
             case UNTIL_CLOSE, NONE -> { }
         }
-        out.put(DateHeader.line());
+        out.put(DateHeader.line(nanoTime));
         if (close) out.put(CLOSE);
         else if (http10Client) out.put(KEEP_ALIVE);
         out.put(CRLF);

@@ -253,7 +253,7 @@ final class BlockingConnection {
             if (plan.streamsBody()) {
                 streamBody(response, plan);
             } else {
-                plan.write(out, response);
+                plan.write(out, response, System.nanoTime());
                 out.writeTo(output);
             }
         } finally {
@@ -315,7 +315,7 @@ final class BlockingConnection {
 
     private void respondAndClose(Response response) throws IOException {
         if (access != null) access.beginUnparsed(response.status(), output.written());
-        ResponsePlan.closing(response, access == null ? null : access.requestId()).write(out, response);
+        ResponsePlan.closing(response, access == null ? null : access.requestId()).write(out, response, System.nanoTime());
         try {
             out.writeTo(output);
         } finally {
@@ -341,7 +341,7 @@ final class BlockingConnection {
 
     /** Sends a streamed body chunk by chunk, pulling one item at a time. */
     private void streamBody(Response response, ResponsePlan plan) throws IOException {
-        plan.write(out, response);
+        plan.write(out, response, System.nanoTime());
         out.writeTo(output);
         BlockingSubscriber subscriber = new BlockingSubscriber();
         response.stream().subscribe(subscriber);

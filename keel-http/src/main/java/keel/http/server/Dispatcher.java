@@ -128,7 +128,7 @@ final class Dispatcher implements AutoCloseable {
     }
 
     private void resolve(Request request, Consumer<Response> done, EventLoop loop, boolean onCallingThread, Exchange exchange) {
-        long start = observing ? System.nanoTime() : 0;
+        long start = observing ? startTime(loop) : 0;
         RouteMatch match;
         try {
             match = routes.match(request.method(), request.path());
@@ -415,6 +415,14 @@ final class Dispatcher implements AutoCloseable {
             if (exchange != null) exchange.answeredAt(now);
             done.accept(response);
         };
+    }
+
+    /**
+     * When a request's time starts for its observer: on its loop, the loop's last clock read, made as it
+     * took up the connection's input (free, and the moment the request began to be served there).
+     */
+    private static long startTime(EventLoop loop) {
+        return loop != null && loop.inEventLoop() ? loop.lastNanoTime() : System.nanoTime();
     }
 
     /** Where {@code route} runs now: its own execution or the server's, on virtual threads once offloaded. */

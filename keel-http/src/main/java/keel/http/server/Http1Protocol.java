@@ -348,7 +348,7 @@ final class Http1Protocol implements Protocol, Exchange {
             state = State.STREAMING;
             stream.start();
         } else {
-            plan.write(channel.out(), response);
+            plan.write(channel.out(), response, channel.loop().lastNanoTime());
             finishExchange(plan.close());
         }
     }
@@ -432,7 +432,7 @@ final class Http1Protocol implements Protocol, Exchange {
 
     private void respondAndClose(Response response) {
         if (access != null) access.beginUnparsed(response.status(), handedOver());
-        ResponsePlan.closing(response, access == null ? null : access.requestId()).write(channel.out(), response);
+        ResponsePlan.closing(response, access == null ? null : access.requestId()).write(channel.out(), response, channel.loop().lastNanoTime());
         if (access != null) {
             access.finish(handedOver());
             access.handOver();

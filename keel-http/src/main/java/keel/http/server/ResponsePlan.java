@@ -70,15 +70,16 @@ record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean cl
     /**
      * Queues what precedes any streamed item: a fixed response whole, otherwise the head. For
      * {@link Kind#HEAD_ONLY} the publisher is cancelled here, so it learns that nobody will read it.
+     * {@code nanoTime} ({@link System#nanoTime()} scale) is when it is made, for its {@code Date}.
      */
-    void write(WriteQueue out, Response response) {
+    void write(WriteQueue out, Response response, long nanoTime) {
         switch (kind) {
-            case FIXED -> Http1Writer.writeFixed(out, response, omitBody, close, http10Client, requestId);
+            case FIXED -> Http1Writer.writeFixed(out, response, omitBody, close, http10Client, requestId, nanoTime);
             case HEAD_ONLY -> {
-                Http1Writer.writeHead(out, response, framing, -1, close, http10Client, requestId);
+                Http1Writer.writeHead(out, response, framing, -1, close, http10Client, requestId, nanoTime);
                 DiscardingSubscriber.discard(response.stream());
             }
-            case STREAMED -> Http1Writer.writeHead(out, response, framing, -1, close, http10Client, requestId);
+            case STREAMED -> Http1Writer.writeHead(out, response, framing, -1, close, http10Client, requestId, nanoTime);
         }
     }
 

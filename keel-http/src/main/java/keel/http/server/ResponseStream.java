@@ -35,7 +35,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
     }
 
     void start() {
-        plan.write(connection.out(), response);
+        plan.write(connection.out(), response, connection.loop().lastNanoTime());
         connection.flush();
         response.stream().subscribe(this);
         if (!done && subscription == null) exchange.awaitingItem(true); // a publisher that never subscribes stalls too

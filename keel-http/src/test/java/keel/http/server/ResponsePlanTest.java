@@ -46,7 +46,7 @@ class ResponsePlanTest {
     /** What {@link ResponsePlan#write} queues, as text. */
     private static String written(ResponsePlan plan, Response response) throws IOException {
         WriteQueue out = new WriteQueue(new BufferPool(4096, 2));
-        plan.write(out, response);
+        plan.write(out, response, System.nanoTime());
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         out.writeTo(bytes);
         return bytes.toString(StandardCharsets.ISO_8859_1);
