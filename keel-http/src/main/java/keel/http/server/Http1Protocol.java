@@ -41,7 +41,7 @@ import javax.net.ssl.SSLSession;
  * requests wait in the channel's input (which it stops offering while a handler runs). One exception
  * saves a thread hop per request: while a synchronous handler runs off the loop, the safe requests
  * (GET, HEAD, no body) pipelined behind it that would run on the same kind of thread join its
- * {@link PipelineRun}, up to {@link #PIPELINE_AHEAD} of them, and run after it on its thread; their
+ * {@link PipelineRun}, up to {@code server.pipeline-run} of them (16), and run after it on its thread; their
  * answers come back in order and are written as each one's turn comes, all of them with one write
  * when they come together. Parsing stops while the channel is over its high water mark, so a client
  * that does not read cannot grow server memory; the channel answers all the responses one batch of
@@ -51,9 +51,6 @@ final class Http1Protocol implements Protocol, Exchange {
     private static final Log LOG = Log.of(Http1Protocol.class);
 
     private enum State { READING, HANDLING, STREAMING, CLOSING, UPGRADED, CLOSED }
-
-    /** The most pipelined requests that join a run behind the one being handled. */
-    static final int PIPELINE_AHEAD = 16;
 
     /** A request parsed while another was handled, in a run behind it, and its answer once it came. */
     private static final class Ahead {
@@ -90,7 +87,7 @@ final class Http1Protocol implements Protocol, Exchange {
     private int reservedAnswers;
     /** The run of the request being handled while pipelined requests may join it, else null. */
     private PipelineRun run;
-    /** The requests that joined it, in order; at most {@link #PIPELINE_AHEAD}. */
+    /** The requests that joined it, in order; at most {@code server.pipeline-run}. */
     private final ArrayDeque<Ahead> ahead = new ArrayDeque<>();
     /** What was parsed behind them and could not join (another execution, an error, a 100-continue): handled in its turn. */
     private ParseResult held;
@@ -167,7 +164,8 @@ final class Http1Protocol implements Protocol, Exchange {
      * that stops the run (one that is not safe to run ahead: it has a body, or asks to close).
      */
     private void parseAhead(ByteBuffer in) {
-        while (run != null && ahead.size() < PIPELINE_AHEAD && in.hasRemaining() && channel.isWritable()) {
+        int most = home.context().options().pools().pipelineRun();
+        while (run != null && ahead.size() < most && in.hasRemaining() && channel.isWritable()) {
             long parsedNanos = access == null ? 0 : channel.loop().lastNanoTime();
             ParseResult result = parser.parse(in);
             if (result instanceof ParseResult.NeedMore) return; // the rest of it is read in its turn

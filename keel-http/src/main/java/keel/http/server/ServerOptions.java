@@ -166,10 +166,14 @@ public record ServerOptions(
             int blockingQueue,
             @Knob(key = "server.loop-task-queue", flag = "--loop-task-queue", value = "65536", min = 1, max = 1 << 24,
                     doc = "the tasks each event loop may hold: answers coming back from other threads (each request in flight reserves the place of its answer; 503 past it) and new connections (closed, counted, past it)")
-            int loopTaskQueue) {
+            int loopTaskQueue,
+            @Knob(key = "server.pipeline-run", flag = "--pipeline-run", value = "16", max = 1024,
+                    doc = "the requests pipelined behind one handled off the loop that may join its run, to run after it on its thread with their answers written together (`0`: each handed over alone)")
+            int pipelineRun) {
         public Pools {
             positive("loops", loops);
             positive("server.loop-task-queue", loopTaskQueue);
+            if (pipelineRun < 0 || pipelineRun > 1024) throw new IllegalArgumentException("server.pipeline-run must be in 0..1024: " + pipelineRun);
             if (loopTurnBudget.compareTo(Duration.ofNanos(1_000)) < 0 || loopTurnBudget.compareTo(Duration.ofSeconds(1)) > 0) {
                 throw new IllegalArgumentException("server.loop-turn-budget must be in 1µs..1s");
             }
@@ -421,6 +425,7 @@ public record ServerOptions(
         public Builder blockingThreads(int blockingThreads) { return set("blocking.platform-threads", blockingThreads); }
         public Builder blockingQueue(int blockingQueue) { return set("blocking.queue", blockingQueue); }
         public Builder loopTaskQueue(int loopTaskQueue) { return set("server.loop-task-queue", loopTaskQueue); }
+        public Builder pipelineRun(int pipelineRun) { return set("server.pipeline-run", pipelineRun); }
         public Builder highWaterMark(int highWaterMark) { return set("write.high-water-mark", highWaterMark); }
         public Builder lowWaterMark(int lowWaterMark) { return set("write.low-water-mark", lowWaterMark); }
         public Builder guardEnabled(boolean guardEnabled) { return set("guard.enabled", guardEnabled); }

@@ -73,6 +73,35 @@ class PipelineRunTest {
         }
     }
 
+    /** {@code server.pipeline-run} bounds a run: 2 makes runs of three, each on a virtual thread of its own; 0 hands each over alone. */
+    @org.junit.jupiter.params.provider.ValueSource(ints = {0, 2})
+    @ParameterizedTest
+    void aRunTakesAtMostThePipelineRunBehindItsFirstRequest(int pipelineRun) {
+        AtomicInteger ran = new AtomicInteger();
+        try (TestServer server = TestServer.start(Wire.NIO, router(Execution.VIRTUAL_THREAD, ran), b -> b.pipelineRun(pipelineRun));
+             RawClient client = server.raw()) {
+            StringBuilder burst = new StringBuilder();
+            for (int i = 0; i < 9; i++) burst.append(RawClient.get("/thread?i=" + i));
+            client.send(burst.toString());
+            List<String> threads = new java.util.ArrayList<>();
+            for (int i = 0; i < 9; i++) {
+                RawClient.RawResponse response = client.read();
+                assertThat(index(response)).isEqualTo(Integer.toString(i));
+                threads.add(thread(response));
+            }
+            int runLength = pipelineRun + 1;
+            for (int i = 0; i < 9; i++) {
+                String first = threads.get(i - i % runLength);
+                if (i % runLength == 0) {
+                    assertThat(threads.subList(0, i)).as("request %d starts a run on a thread of its own", i).doesNotContain(first);
+                } else {
+                    assertThat(threads.get(i)).as("request %d joined the run of request %d", i, i - i % runLength).isEqualTo(first);
+                }
+            }
+            assertThat(ran.get()).isEqualTo(9);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Wire.class)
     void requestsThatCannotJoinWaitForTheirTurnAndNothingRunsPastAClose(Wire wire) throws Exception {
