@@ -48,6 +48,7 @@ public final class Ingest implements HealthCheck, AutoCloseable {
     private final LongAdder stored = new LongAdder();
     private final LongAdder duplicates = new LongAdder();
     private final LongAdder rejected = new LongAdder();
+    private final LongAdder redelivered = new LongAdder();
     private final BrokerConnection broker;
     private final IngestObserver observer;
     private volatile DatabaseStatus database = new DatabaseStatus("connecting", Instant.now(), null);
@@ -121,7 +122,10 @@ public final class Ingest implements HealthCheck, AutoCloseable {
     }
 
     private void accept(Delivery delivery, Sink sink) {
-        if (delivery.getEnvelope().isRedeliver()) tell(IngestObserver::onRedelivered);
+        if (delivery.getEnvelope().isRedeliver()) {
+            redelivered.increment();
+            tell(IngestObserver::onRedelivered);
+        }
         Event event = Event.of(delivery);
         try {
             if (event == null) {
@@ -240,6 +244,11 @@ public final class Ingest implements HealthCheck, AutoCloseable {
         return duplicates.sum();
     }
 
+    /** Deliveries the broker flagged as redelivered (sent before and not acked). */
+    public long redelivered() {
+        return redelivered.sum();
+    }
+
     public BrokerConnection broker() {
         return broker;
     }
@@ -260,6 +269,7 @@ public final class Ingest implements HealthCheck, AutoCloseable {
         return "{\"state\":\"" + (isUp() ? "up" : "down") + "\",\"mode\":\"" + options.ingest().mode().word()
                 + "\",\"queue\":" + AdminRoutes.quote(options.ingest().queue())
                 + ",\"stored\":" + stored.sum() + ",\"duplicates\":" + duplicates.sum() + ",\"rejected\":" + rejected.sum()
+                + ",\"redelivered\":" + redelivered.sum()
                 + ",\"broker\":" + broker.json()
                 + ",\"database\":{\"state\":\"" + db.state() + "\",\"url\":" + AdminRoutes.quote(options.database().url())
                 + ",\"since\":\"" + db.since() + "\"" + (db.error() == null ? "" : ",\"error\":" + AdminRoutes.quote(db.error())) + "}}";
@@ -270,5 +280,8 @@ public final class Ingest implements HealthCheck, AutoCloseable {
         running = false;
         for (Thread thread : writerThreads) thread.interrupt();
         broker.close();
+        // The process's totals, which its metrics lose with it: a bench sums them over restarts.
+        LOG.info("ingest_stopped", "stored", stored.sum(), "duplicates", duplicates.sum(), "redelivered", redelivered.sum(),
+                "rejected", rejected.sum());
     }
 }
