@@ -197,6 +197,7 @@ URL="http://127.0.0.1:$PORT/gateway/publish"
 RUN_ID="bc$(date +%Y%m%d%H%M%S)"  # the prefix of this run's event ids (and rows)
 BALANCER_STARTED=false
 FAULT_WRK_JOB=""  # the background wrk of a fault row while it runs
+FAULT_STARTED=""  # when a fault function's fault began, if not at once (epoch seconds)
 
 # SIGINT to the wrk a background job runs (wrk then prints its summary, the script's done() included).
 interrupt_wrk() { # job_pid
@@ -251,9 +252,9 @@ fault_row() { # name function
   wrk_job=$!
   FAULT_WRK_JOB=$wrk_job
   sleep "$BEFORE"
-  from=$(date +%s)
+  from=$(date +%s) FAULT_STARTED=""
   "$run" || log "$name: the fault did not complete (see $OUT/cluster.log)"
-  to=$(date +%s)
+  to=$(date +%s) from=${FAULT_STARTED:-$from}
   sleep "$AFTER"
   interrupt_wrk "$wrk_job"
   wait "$wrk_job" || true
@@ -290,7 +291,7 @@ fault_node_kill() {
   [[ -n $leader ]] || { log "no leader found for $QUEUE"; return 1; }
   pid=$(cluster_node_pid "$leader") || { log "keel-cluster-$leader has no beam process"; return 1; }
   log "node-kill: SIGKILL to keel-cluster-$leader (beam PID $pid), the leader of $QUEUE"
-  KILLED_NODE=$leader
+  KILLED_NODE=$leader FAULT_STARTED=$(date +%s) # the lookup above takes seconds on a busy machine
   services_as_root kill -KILL "$pid"
   while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
   sleep "$NODE_DOWN"
