@@ -5,6 +5,9 @@
 -- The routing key comes from the environment (ROUTING_KEY, default keel.gateway). DELAY_MS, when
 -- set, makes each connection wait that long before each request (a steady rate: connections x
 -- 1000 / (DELAY_MS + latency)), for latency figures that a saturated server would not give.
+-- IDS_FILE, when set, gives every request an id of its own (ID_PREFIX, thread number, counter), as
+-- its Message-Id header and in its body, and each thread writes the ids answered 202 (from the
+-- answer's messageId), one a line, to IDS_FILE.<thread>: the messages the broker confirmed.
 
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
@@ -31,21 +34,48 @@ local function count_over(latency, total, limit_us)
   return math.max(0, math.floor(total * (100 - low) / 100 + 0.5))
 end
 
+local ids_file = os.getenv("IDS_FILE")
+
 function setup(thread)
   table.insert(threads, thread)
+  thread:set("thread_number", #threads)
 end
 
 function init(args)
   statuses = {}
   timeline = {}
+  if ids_file then
+    ids_out = assert(io.open(ids_file .. "." .. thread_number, "w"))
+    id_prefix = (os.getenv("ID_PREFIX") or "wrk") .. "-t" .. thread_number .. "-"
+    sent, flushed_at = 0, os.time()
+    -- wrk.format takes the headers whole, not on top of wrk.headers.
+    id_headers = {}
+    for name, value in pairs(wrk.headers) do id_headers[name] = value end
+  end
+end
+
+if ids_file then
+  function request()
+    sent = sent + 1
+    local id = id_prefix .. sent
+    id_headers["Message-Id"] = id
+    return wrk.format(nil, nil, id_headers,
+      '{"id":"' .. id .. '","device":"bench","temperature":21.5}')
+  end
 end
 
 function response(status, headers, body)
   statuses[status] = (statuses[status] or 0) + 1
   local class = (status == 202) and "ok" or (status >= 500 and "5xx" or "other")
+  local now = os.time()
   -- Flat string keys: wrk's copy of a thread's tables mishandles nested ones and epoch-sized integer keys.
-  local key = os.time() .. " " .. class
+  local key = now .. " " .. class
   timeline[key] = (timeline[key] or 0) + 1
+  if ids_out and status == 202 then
+    ids_out:write(body:match('"messageId":"([^"]*)"') or "?", "\n")
+    -- Buffered, flushed once a second: an interrupted run loses at most its last second.
+    if now ~= flushed_at then ids_out:flush(); flushed_at = now end
+  end
 end
 
 function done(summary, latency, requests)

@@ -112,7 +112,10 @@ public record AmqpOptions(
             int writers,
             @Knob(key = "ingest.batch-size", flag = "--ingest-batch-size", value = "100", min = 1, max = 10_000,
                     doc = "pipelined: rows per insert statement at most")
-            int batchSize) {
+            int batchSize,
+            @Knob(key = "ingest.stop-timeout", flag = "--ingest-stop-timeout", value = "10s",
+                    doc = "how long a stop waits for the deliveries taken to be stored and acked (the broker redelivers the rest)")
+            Duration stopTimeout) {
         public Ingest {
             Objects.requireNonNull(mode, "ingest.mode");
             if (queue == null || queue.isEmpty()) throw new IllegalArgumentException("ingest.queue must not be empty");
@@ -120,6 +123,7 @@ public record AmqpOptions(
             if (prefetch > 65_535) throw new IllegalArgumentException("ingest.prefetch must be <= 65535: " + prefetch);
             positive("ingest.writers", writers);
             positive("ingest.batch-size", batchSize);
+            positive("ingest.stop-timeout", stopTimeout);
         }
     }
 
@@ -202,6 +206,7 @@ public record AmqpOptions(
         public Builder prefetch(int prefetch) { return set("ingest.prefetch", prefetch); }
         public Builder writers(int writers) { return set("ingest.writers", writers); }
         public Builder batchSize(int batchSize) { return set("ingest.batch-size", batchSize); }
+        public Builder ingestStopTimeout(Duration stopTimeout) { return set("ingest.stop-timeout", stopTimeout); }
         public Builder databaseUrl(String databaseUrl) { return set("database.url", databaseUrl); }
         public Builder databaseUser(String databaseUser) { return set("database.user", databaseUser); }
         public Builder databasePassword(String databasePassword) { return set("database.password", databasePassword); }

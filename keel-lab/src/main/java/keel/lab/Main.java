@@ -19,6 +19,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 
 /** The {@code bin/keel} commands. */
 public final class Main {
@@ -172,13 +174,22 @@ public final class Main {
         LOG.debug("startup", "phases", StartupTimeline.summary());
         if (startupReport) say(out, "startup", StartupTimeline.report().stripTrailing());
         ServerOptions options = app.server().options();
-        stopGracefullyOnSignals(app, out);
+        // Run once, by a signal or below: the server stops, then the broker and database connections close.
+        FutureTask<Void> close = new FutureTask<>(app::close, null);
+        stopGracefullyOnSignals(app, close, out);
         say(out, "serving", String.format("keel %s serving on %s://%s:%d (transport=%s, execution=%s, threads=%s, loops=%d, warmup=%s, "
                         + "access-log=%s, gateway=%s, ingest=%s)",
                 Version.VALUE, options.tls().enabled() ? "https" : "http", options.host(), app.server().port(), options.transport().word(), options.execution().word(),
                 options.threads().word(), options.pools().loops(), options.warmup(), options.logging().access(), config.amqp().gateway().mode().word(),
                 config.amqp().ingest().enabled() ? config.amqp().ingest().mode().word() : "off"));
         app.server().awaitStop();
+        // The server has stopped; the connections close after it, and main's System.exit must wait for them.
+        close.run();
+        try {
+            close.get();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("closing failed", e.getCause());
+        }
     }
 
     /** A line for the operator on standard output: the text itself, or with {@code log.format: json} a JSON object holding it. */
@@ -201,13 +212,13 @@ public final class Main {
      * deliberate stop is a success. (Left to the JVM, SIGTERM would exit with 143.)
      */
     @SuppressWarnings("sunapi")
-    private static void stopGracefullyOnSignals(LabApp app, PrintStream out) {
+    private static void stopGracefullyOnSignals(LabApp app, FutureTask<Void> close, PrintStream out) {
         for (String name : List.of("TERM", "INT")) {
             sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> Thread.ofPlatform().name("keel-stop").start(() -> {
                 var timeouts = app.server().options().timeouts();
                 say(out, "stopping", "keel: SIG" + name + ", stopping gracefully (health " + ConfigValues.duration(timeouts.healthGrace())
                         + " 503 first, then grace " + timeouts.grace().toSeconds() + " s)");
-                app.close();
+                close.run();
                 System.exit(0);
             }));
         }

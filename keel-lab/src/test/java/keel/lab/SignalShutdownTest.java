@@ -10,6 +10,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -17,13 +18,16 @@ import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code keel serve} as a real process: SIGTERM finishes the request in flight and exits with 0. */
+/**
+ * {@code keel serve} as a real process: SIGTERM finishes the request in flight, closes the broker
+ * and database connections (the ingest pipeline says so as it stops), and exits with 0.
+ */
 class SignalShutdownTest {
     @Test
     void sigtermStopsGracefullyAndExitsWithZero() throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process process = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), "keel.lab.Main",
-                "serve", "--host", "127.0.0.1", "--port", "0", "--grace", "10s")
+                "serve", "--host", "127.0.0.1", "--port", "0", "--grace", "10s", "--ingest", "true")
                 .redirectErrorStream(true).start();
         try (BufferedReader output = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
              HttpClient client = HttpClient.newHttpClient()) {
@@ -48,7 +52,10 @@ class SignalShutdownTest {
             assertThat(answered.body()).isEqualTo("slept 700 ms");
             assertThat(process.waitFor(15, TimeUnit.SECONDS)).isTrue();
             assertThat(process.exitValue()).isZero();
-            assertThat(output.lines().toList()).anyMatch(line -> line.contains("SIGTERM, stopping gracefully"));
+            List<String> rest = output.lines().toList();
+            assertThat(rest).anyMatch(line -> line.contains("SIGTERM, stopping gracefully"));
+            // Closed before the process exits, not cut off by the exit once the server has stopped.
+            assertThat(rest).anyMatch(line -> line.contains("event=ingest_stopped"));
         } finally {
             process.destroyForcibly();
         }

@@ -1,8 +1,11 @@
 package keel.amqp.ingest;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.DefaultConsumer;
 import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.Envelope;
 import com.rabbitmq.client.ShutdownSignalException;
 import keel.amqp.AmqpOptions;
 import keel.amqp.BrokerConnection;
@@ -17,7 +20,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -33,7 +38,9 @@ import java.util.concurrent.atomic.LongAdder;
  *     therefore be committed in a different order than the queue delivered them.</li>
  * </ul>
  *
- * Each stored batch and each redelivery goes to the pipeline's {@link IngestObserver}.
+ * Each stored batch and each redelivery goes to the pipeline's {@link IngestObserver}. A stop
+ * cancels the consumer and waits (at most {@code ingest.stop-timeout}) until every delivery taken is
+ * stored and acked, so that a planned stop, a rolling restart say, leaves nothing to redeliver.
  */
 public final class Ingest implements HealthCheck, AutoCloseable {
     private static final Log LOG = Log.of(Ingest.class);
@@ -48,10 +55,15 @@ public final class Ingest implements HealthCheck, AutoCloseable {
     private final LongAdder stored = new LongAdder();
     private final LongAdder duplicates = new LongAdder();
     private final LongAdder rejected = new LongAdder();
+    private final LongAdder redelivered = new LongAdder();
+    /** Deliveries received and not yet acked, requeued or rejected. */
+    private final AtomicInteger taken = new AtomicInteger();
+    private final CountDownLatch cancelled = new CountDownLatch(1);
     private final BrokerConnection broker;
     private final IngestObserver observer;
     private volatile DatabaseStatus database = new DatabaseStatus("connecting", Instant.now(), null);
     private volatile Channel channel;
+    private volatile String consumerTag;
     private volatile boolean running = true;
 
     private Ingest(AmqpOptions options, IngestObserver observer) {
@@ -101,10 +113,10 @@ public final class Ingest implements HealthCheck, AutoCloseable {
             if (ingest.mode() == IngestMode.SEQUENTIAL) {
                 Writer writer = new Writer();
                 consuming.basicQos(1);
-                consuming.basicConsume(ingest.queue(), false, (tag, delivery) -> accept(delivery, writer::write), tag -> { });
+                consumerTag = consuming.basicConsume(ingest.queue(), false, new EventConsumer(consuming, writer::write));
             } else {
                 consuming.basicQos(ingest.prefetch());
-                consuming.basicConsume(ingest.queue(), false, (tag, delivery) -> accept(delivery, this::enqueue), tag -> { });
+                consumerTag = consuming.basicConsume(ingest.queue(), false, new EventConsumer(consuming, this::enqueue));
                 // Deliveries wait in the buffer until the writers start; they start once, after the consumer is in place.
                 for (int i = 0; i < ingest.writers(); i++) {
                     writerThreads.add(Thread.ofPlatform().name("keel-ingest-writer-" + i).daemon(true).start(this::drainBuffer));
@@ -120,14 +132,42 @@ public final class Ingest implements HealthCheck, AutoCloseable {
         void take(List<Event> events) throws InterruptedException;
     }
 
+    /** Hands each delivery to its sink; hears the end of a cancel after every delivery sent before it. */
+    private final class EventConsumer extends DefaultConsumer {
+        private final Sink sink;
+
+        EventConsumer(Channel channel, Sink sink) {
+            super(channel);
+            this.sink = sink;
+        }
+
+        @Override
+        public void handleDelivery(String tag, Envelope envelope, AMQP.BasicProperties properties, byte[] body) {
+            accept(new Delivery(envelope, properties, body), sink);
+        }
+
+        @Override
+        public void handleCancelOk(String tag) {
+            cancelled.countDown();
+        }
+    }
+
     private void accept(Delivery delivery, Sink sink) {
-        if (delivery.getEnvelope().isRedeliver()) tell(IngestObserver::onRedelivered);
+        taken.incrementAndGet();
+        if (delivery.getEnvelope().isRedeliver()) {
+            redelivered.increment();
+            tell(IngestObserver::onRedelivered);
+        }
         Event event = Event.of(delivery);
         try {
             if (event == null) {
                 rejected.increment();
                 LOG.warn("ingest_event_without_id", "delivery_tag", delivery.getEnvelope().getDeliveryTag());
-                channel.basicReject(delivery.getEnvelope().getDeliveryTag(), false);
+                try {
+                    channel.basicReject(delivery.getEnvelope().getDeliveryTag(), false);
+                } finally {
+                    taken.decrementAndGet();
+                }
                 return;
             }
             sink.take(List.of(event));
@@ -139,7 +179,14 @@ public final class Ingest implements HealthCheck, AutoCloseable {
     }
 
     private void enqueue(List<Event> events) throws InterruptedException {
-        for (Event event : events) buffer.put(event);
+        for (Event event : events) {
+            try {
+                buffer.put(event);
+            } catch (InterruptedException e) {
+                taken.decrementAndGet(); // not buffered: the broker redelivers it
+                throw e;
+            }
+        }
     }
 
     /** A pipelined writer: a batch of whatever is buffered, up to the batch size, per statement. */
@@ -176,6 +223,7 @@ public final class Ingest implements HealthCheck, AutoCloseable {
                 databaseDown(e);
                 closeDatabase();
                 requeue(events);
+                taken.addAndGet(-events.size());
                 Thread.sleep(options.recoveryInterval());
                 return;
             }
@@ -184,6 +232,8 @@ public final class Ingest implements HealthCheck, AutoCloseable {
             } catch (IOException | ShutdownSignalException e) {
                 // Committed but not acked: the broker redelivers these, and the unique id skips them.
                 LOG.debug("ingest_ack_failed", "cause", e.getMessage());
+            } finally {
+                taken.addAndGet(-events.size());
             }
             // Counted once committed and acked, so a caller that sees them counted may stop the consumer
             // (and finds the observer told already).
@@ -240,6 +290,11 @@ public final class Ingest implements HealthCheck, AutoCloseable {
         return duplicates.sum();
     }
 
+    /** Deliveries the broker flagged as redelivered (sent before and not acked). */
+    public long redelivered() {
+        return redelivered.sum();
+    }
+
     public BrokerConnection broker() {
         return broker;
     }
@@ -260,6 +315,7 @@ public final class Ingest implements HealthCheck, AutoCloseable {
         return "{\"state\":\"" + (isUp() ? "up" : "down") + "\",\"mode\":\"" + options.ingest().mode().word()
                 + "\",\"queue\":" + AdminRoutes.quote(options.ingest().queue())
                 + ",\"stored\":" + stored.sum() + ",\"duplicates\":" + duplicates.sum() + ",\"rejected\":" + rejected.sum()
+                + ",\"redelivered\":" + redelivered.sum()
                 + ",\"broker\":" + broker.json()
                 + ",\"database\":{\"state\":\"" + db.state() + "\",\"url\":" + AdminRoutes.quote(options.database().url())
                 + ",\"since\":\"" + db.since() + "\"" + (db.error() == null ? "" : ",\"error\":" + AdminRoutes.quote(db.error())) + "}}";
@@ -267,8 +323,36 @@ public final class Ingest implements HealthCheck, AutoCloseable {
 
     @Override
     public void close() {
+        drain();
         running = false;
         for (Thread thread : writerThreads) thread.interrupt();
         broker.close();
+        // The process's totals, which its metrics lose with it: a bench sums them over restarts.
+        LOG.info("ingest_stopped", "stored", stored.sum(), "duplicates", duplicates.sum(), "redelivered", redelivered.sum(),
+                "rejected", rejected.sum());
+    }
+
+    /**
+     * Cancels the consumer, then waits until every delivery taken is acked (stored), requeued or
+     * rejected, for at most {@code ingest.stop-timeout}; whatever is still unacked after that the
+     * broker redelivers once the connection closes.
+     */
+    private void drain() {
+        Channel consuming = channel;
+        String tag = consumerTag;
+        if (consuming == null || tag == null || !consuming.isOpen()) return;
+        long deadline = System.nanoTime() + options.ingest().stopTimeout().toNanos();
+        try {
+            consuming.basicCancel(tag);
+            // The cancel's end is dispatched after the deliveries that came before it: none comes after.
+            if (cancelled.await(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {
+                while (taken.get() > 0 && System.nanoTime() < deadline) Thread.sleep(10);
+            }
+        } catch (IOException | ShutdownSignalException e) {
+            LOG.debug("ingest_cancel_failed", "cause", e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (taken.get() > 0) LOG.warn("ingest_stop_timeout", "unacked", taken.get(), "timeout", options.ingest().stopTimeout());
     }
 }

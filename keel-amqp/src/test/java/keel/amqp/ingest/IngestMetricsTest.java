@@ -44,6 +44,8 @@ class IngestMetricsTest extends BrokerTest {
                 if (System.nanoTime() > deadline) throw new AssertionError("not stored within 60 s: " + ingest.json());
                 Thread.sleep(20);
             }
+            assertThat(ingest.redelivered()).isEqualTo(50);
+            assertThat(ingest.json()).contains("\"redelivered\":50");
         } finally {
             Services.deleteQueue(broker, queue);
         }

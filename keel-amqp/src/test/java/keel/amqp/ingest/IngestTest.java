@@ -93,6 +93,29 @@ class IngestTest extends BrokerTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(IngestMode.class)
+    void aStopMidwayStoresAndAcksWhatItTookSoNothingIsRedelivered(IngestMode mode) throws Exception {
+        String prefix = "test-" + UUID.randomUUID();
+        int events = mode == IngestMode.SEQUENTIAL ? 600 : 5_000;
+        AmqpOptions options = options(mode).build();
+        EventLoad.publish(options, prefix, 0, events);
+        Ingest first = Ingest.start(options);
+        try {
+            await(() -> first.stored() >= events / 4, Duration.ofSeconds(60), first);
+        } finally {
+            first.close(); // with a prefetch window of deliveries taken
+        }
+        assertThat(first.stored()).as("stopped midway").isLessThan(events);
+        try (Ingest second = Ingest.start(options)) {
+            await(() -> rows(prefix) == events && messagesLeft(options) == 0, Duration.ofSeconds(90), second);
+            assertThat(second.redelivered()).as("deliveries the first left unacked").isZero();
+            assertThat(second.duplicates()).isZero();
+            assertThat(first.stored() + second.stored()).isEqualTo(events);
+        }
+        deleteQueue(options);
+    }
+
     private static AmqpOptions.Builder options(IngestMode mode) {
         return Services.options().ingestEnabled(true).ingestMode(mode)
                 .ingestQueue("keel.test.ingest." + UUID.randomUUID().toString().substring(0, 8));
