@@ -9,12 +9,17 @@
 # explanation on stderr and returns 1 when none is found.
 
 # Prints the major version of the java launcher at $1 (e.g. 25), or nothing. Reads the JDK's
-# release file when it has one (a JVM started for `java -version` costs ~0.1 s, per JDK looked at).
+# release file when it has one (a JVM started for `java -version` costs ~0.1 s, per JDK looked at),
+# in bash itself: bin/keel runs this at every start.
 keel_java_major() {
-  local java_bin=$1 line ver release
+  local java_bin=$1 line="" ver release
   [[ -x "$java_bin" ]] || return 1
   release=${java_bin%/bin/*}/release
-  if [[ -r $release ]] && line=$(grep -m1 '^JAVA_VERSION=' "$release"); then
+  if [[ -r $release ]]; then
+    while IFS= read -r line; do [[ $line == JAVA_VERSION=* ]] && break; line=""; done <"$release"
+    [[ $line == JAVA_VERSION=* ]] || line=""  # a last line without its newline
+  fi
+  if [[ -n $line ]]; then
     ver=${line#JAVA_VERSION=}
     ver=${ver//\"/}
   else

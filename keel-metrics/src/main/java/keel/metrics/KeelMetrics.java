@@ -108,6 +108,7 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
             .map(ms -> Duration.ofNanos((long) (ms * 1_000_000))).toArray(Duration[]::new);
 
     private final PrometheusMeterRegistry registry;
+    /** Null on a warm-up's throwaway instance, which binds no JVM meters. */
     private final JvmGcMetrics gcMetrics;
     /** Request timers by route pattern (the Route's own string, so lookups hash and compare cheaply). */
     private final Map<String, RouteTimers> requestTimers = new ConcurrentHashMap<>();
@@ -126,16 +127,23 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
 
     /** A registry of its own, with the JVM meters bound and every rejection reason at 0. */
     public KeelMetrics() {
+        this(true);
+    }
+
+    /** {@code jvm}: with the JVM meters (memory, GC, threads, processor, uptime), which a warm-up's throwaway instance goes without. */
+    private KeelMetrics(boolean jvm) {
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), CoarseClock.INSTANCE);
         // No pause detector: it would read the clock on every record, and run a thread, to correct
         // client-side percentiles this registry does not compute (its histograms have fixed buckets).
         registry.config().pauseDetector(new NoPauseDetector());
-        new JvmMemoryMetrics().bindTo(registry);
-        this.gcMetrics = new JvmGcMetrics();
-        gcMetrics.bindTo(registry);
-        new JvmThreadMetrics().bindTo(registry);
-        new ProcessorMetrics().bindTo(registry);
-        new UptimeMetrics().bindTo(registry);
+        this.gcMetrics = jvm ? new JvmGcMetrics() : null;
+        if (jvm) {
+            new JvmMemoryMetrics().bindTo(registry);
+            gcMetrics.bindTo(registry);
+            new JvmThreadMetrics().bindTo(registry);
+            new ProcessorMetrics().bindTo(registry);
+            new UptimeMetrics().bindTo(registry);
+        }
         for (ServerObserver.Rejection reason : ServerObserver.Rejection.values()) {
             rejected.put(reason, Counter.builder("keel.http.server.rejected")
                     .description("Requests or connections refused with 503, by reason")
@@ -200,17 +208,19 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
 
     /**
      * Runs the recording and scraping paths on a throwaway instance, so a warm server's first requests
-     * and first scrape do not pay for Micrometer's first use (class loading, then the interpreter).
+     * and first scrape do not pay for Micrometer's first use (class loading, then the interpreter). The
+     * throwaway goes without the JVM meters (this instance bound them already: their classes are
+     * loaded) and scrapes once: the recording path is what a first request runs.
      */
     @Override
     public void warmup(int requests) {
-        try (KeelMetrics throwaway = new KeelMetrics()) {
+        try (KeelMetrics throwaway = new KeelMetrics(false)) {
             for (int i = 0; i < requests; i++) {
                 throwaway.onResponse("GET", "/warmup/{id}", i % 10 == 0 ? 404 : 200, 1_000L + i);
                 throwaway.onBytesRead(100);
                 throwaway.onBytesWritten(200);
             }
-            for (int i = 0; i < 3; i++) throwaway.scrape();
+            throwaway.scrape();
         }
     }
 
@@ -377,7 +387,7 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     /** Unhooks the GC listener and closes the registry; the server should be stopped first. */
     @Override
     public void close() {
-        gcMetrics.close();
+        if (gcMetrics != null) gcMetrics.close();
         registry.close();
     }
 }

@@ -81,6 +81,19 @@ class KeelMetricsTest {
     }
 
     @Test
+    void theWarmupRecordsNothingInTheRealRegistry() {
+        try (KeelMetrics metrics = new KeelMetrics()) {
+            String before = metrics.scrape();
+            metrics.warmup(100);
+            String after = metrics.scrape();
+            assertThat(after).doesNotContain("/warmup/");
+            assertThat(after.lines().filter(line -> line.startsWith("keel_http_server_requests_seconds_count")))
+                    .containsExactlyElementsOf(before.lines().filter(line -> line.startsWith("keel_http_server_requests_seconds_count")).toList());
+            assertThat(after).contains("jvm_memory_used_bytes");
+        }
+    }
+
+    @Test
     void tlsHandshakeFailuresAreCountedByReasonEachFromZero() {
         try (KeelMetrics metrics = new KeelMetrics()) {
             metrics.onTlsHandshakeFailed(HandshakeFailures.PLAIN_HTTP);

@@ -70,9 +70,10 @@ public final class Warmup {
     public static Report run(ServerOptions like, HttpClient client, int requests, Duration budget) throws IOException, InterruptedException {
         long start = System.nanoTime();
         // Over TLS too, with the real certificate (the handshake is on the path of every new connection),
-        // but without asking for client certificates: the warm-up client presents none.
+        // but without asking for client certificates: the warm-up client presents none. No health grace:
+        // nothing balances the throwaway server, so its stop need not answer 503 for a while first.
         ServerOptions options = like.toBuilder().host("127.0.0.1").port(0).warmup(false).clearRoutes()
-                .tlsClientAuth(keel.core.tls.ClientAuth.NONE).tlsClientTrust(null).build();
+                .tlsClientAuth(keel.core.tls.ClientAuth.NONE).tlsClientTrust(null).healthGrace(Duration.ZERO).build();
         SSLContext tls = options.tls().enabled() ? client.options().tls().context() : null;
         if (options.tls().enabled() && tls == null) throw new IllegalArgumentException("a TLS warm-up needs a client with an SSL context that trusts the server");
         // An observer that records nothing, so the reporting path (one lambda per response) runs too; the

@@ -60,6 +60,16 @@ class WarmupTest {
         assertThat(newThreadsOnceSettled("keel-client", clientLoopsBefore)).as("client loops the warm-up left running").isEmpty();
     }
 
+    @Test
+    void theThrowawayServerStopsWithoutTheHealthGrace() throws Exception {
+        java.time.Duration grace = java.time.Duration.ofSeconds(20);
+        ServerOptions options = ServerOptions.builder().host("127.0.0.1").port(0).loops(1).healthGrace(grace).build();
+        long start = System.nanoTime();
+        Warmup.Report report = HttpServer.warmup(options);
+        assertThat(report.failures()).isZero();
+        assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).as("the warm-up, settling included").isLessThan(grace);
+    }
+
     @ParameterizedTest
     @EnumSource(Transport.class)
     void overTlsTheWarmupRunsTheHandshakeAndEveryRequestOnBothTransports(Transport transport) throws Exception {
