@@ -1,7 +1,7 @@
 package keel.http.codec;
 
 /** Character classes and small number grammars of RFC 9110 / RFC 9112. */
-final class Tokens {
+public final class Tokens {
     private static final boolean[] TCHAR = new boolean[128];
 
     static {
@@ -99,7 +99,7 @@ final class Tokens {
      * characters), or an IP literal in brackets; the port is digits. An empty value is allowed (a
      * target without an authority).
      */
-    static boolean isHost(String value) {
+    public static boolean isHost(String value) {
         int length = value.length();
         int i = 0;
         if (length > 0 && value.charAt(0) == '[') {

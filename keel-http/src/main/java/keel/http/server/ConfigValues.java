@@ -1,5 +1,7 @@
 package keel.http.server;
 
+import keel.http.codec.Tokens;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -157,28 +159,15 @@ public final class ConfigValues {
     }
 
     /**
-     * Refuses anything but {@code host}, {@code host:port}, {@code [ipv6]} or {@code [ipv6]:port}, with
-     * a port in 1..65535 and a host without blanks.
+     * Refuses anything but a {@code Host} field's syntax ({@link Tokens#isHost}: a reg-name or a
+     * bracketed IP literal, then an optional port) with a host that is not empty and a port in 1..65535.
      */
     public static void hostPort(String address) {
-        String host = address;
-        String port = null;
-        if (address.startsWith("[")) {
-            int close = address.indexOf(']');
-            if (close < 0) throw notHostPort(address);
-            host = address.substring(1, close);
-            String rest = address.substring(close + 1);
-            if (!rest.isEmpty()) {
-                if (!rest.startsWith(":")) throw notHostPort(address);
-                port = rest.substring(1);
-            }
-        } else if (address.indexOf(':') >= 0) {
-            host = address.substring(0, address.indexOf(':'));
-            port = address.substring(address.indexOf(':') + 1);
-        }
-        if (host.isEmpty() || host.chars().anyMatch(c -> c <= ' ' || c == ',' || c == '/' || c == '@')) throw notHostPort(address);
-        if (port != null && !port.matches("[0-9]{1,5}")) throw notHostPort(address);
-        if (port != null && (Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65_535)) throw notHostPort(address);
+        int colon = address.indexOf(':', address.startsWith("[") ? Math.max(0, address.indexOf(']')) : 0);
+        if (!Tokens.isHost(address) || address.isEmpty() || colon == 0) throw notHostPort(address);
+        if (colon < 0) return;
+        String port = address.substring(colon + 1); // digits only, at most five: isHost saw to it
+        if (port.isEmpty() || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65_535) throw notHostPort(address);
     }
 
     private static IllegalArgumentException notHostPort(String address) {
