@@ -491,7 +491,7 @@ final class Http1Protocol implements Protocol, Exchange {
      * A body's deadline is the stall timeout or its minimum rate's, whichever comes first.
      */
     private void waitFor(Wait next, boolean refresh) {
-        if (next == wait && !(refresh && (next == Wait.BODY || next == Wait.STREAM))) return;
+        if (next == wait && !(refresh && next.restartsWithProgress())) return;
         Wait previous = wait;
         wait = next;
         var timeouts = home.context().options().timeouts();
@@ -502,12 +502,11 @@ final class Http1Protocol implements Protocol, Exchange {
                 if (previous != Wait.BODY) bodyRate.start(now);
                 channel.deadlineAfter(bodyRate.nanosLeft(now, next.timeoutNanos(timeouts)));
             }
-            case STREAM -> {
+            default -> {
                 long nanos = next.timeoutNanos(timeouts);
-                if (nanos == 0) channel.clearDeadline(); // none
+                if (nanos == 0) channel.clearDeadline(); // a timeout of none (stream-stall only)
                 else channel.deadlineAfter(nanos);
             }
-            default -> channel.deadlineAfter(next.timeoutNanos(timeouts));
         }
     }
 

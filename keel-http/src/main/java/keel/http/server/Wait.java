@@ -42,6 +42,12 @@ enum Wait {
         return HEAD;
     }
 
+    /** True for a wait whose deadline starts again with each step of progress (a body's bytes, a streamed item asked for). */
+    boolean restartsWithProgress() {
+        return this == BODY || this == STREAM;
+    }
+
+    /** The wait's timeout; 0 for none (only a stream-stall of {@code none}). */
     long timeoutNanos(ServerOptions.Timeouts timeouts) {
         return switch (this) {
             case NONE -> throw new IllegalStateException("no deadline without a wait");
