@@ -39,7 +39,10 @@ public record AmqpOptions(
         Gateway gateway, Ingest ingest, Database database) {
 
     /** The knobs of these options, read from the declarations. */
-    public static final KnobTable<AmqpOptions> KNOBS = KnobTable.of(AmqpOptions.class);
+    public static final KnobTable<AmqpOptions> KNOBS = KnobTable.of(AmqpOptions.class, v -> new AmqpOptions(v.next(), v.next(), v.next(), v.next(),
+            new Gateway(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next()),
+            new Ingest(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next()),
+            new Database(v.next(), v.next(), v.next())));
 
     public AmqpOptions {
         Objects.requireNonNull(uri, "amqp.uri");

@@ -22,7 +22,7 @@ public record LabSettings(
                 doc = "server and client metrics, served on `GET /metrics` (`false`: they report to no one, what `bench/throughput.sh` prices)")
         boolean metrics) {
 
-    static final KnobTable<LabSettings> KNOBS = KnobTable.of(LabSettings.class);
+    static final KnobTable<LabSettings> KNOBS = KnobTable.of(LabSettings.class, v -> new LabSettings(v.next(), v.next(), v.next()));
 
     public LabSettings {
         if (!upstreamUrl.isEmpty() && !upstreamUrl.startsWith("http://")) {

@@ -2,7 +2,6 @@ package keel.http.server;
 
 import keel.http.server.ConfigKeys.ConfigException;
 
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.RecordComponent;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -20,6 +19,10 @@ import java.util.Optional;
  * its nested records' components: the defaults, the reading and printing of each value, and the
  * building of the record from values. Builders ({@link KnobBuilder}), YAML, flags, {@code --help} and
  * the reference table all come from here, so a knob is written once.
+ *
+ * <p>The record is built by its {@link Factory}, a plain constructor call, not by reflection: a
+ * reflective call of each record's constructor costs the JVM a few generated classes, about 150 ms of
+ * a start in all.
  *
  * @param <R> the options record
  */
@@ -113,33 +116,85 @@ public final class KnobTable<R extends Record> {
         }
     }
 
+    /**
+     * Builds the options record from its {@link Values}: a call of its constructor whose arguments
+     * are {@code values.next()}, with the constructor call of each nested record in its place
+     * ({@code values -> new Options(values.next(), new Limits(values.next(), values.next()), values.next())}).
+     *
+     * @param <R> the options record
+     */
+    @FunctionalInterface
+    public interface Factory<R extends Record> {
+        R create(Values values);
+    }
+
+    /**
+     * The values of a record's components in declaration order, each nested record's components in
+     * its place (depth first), for a {@link Factory}. A factory that takes them out of order fails
+     * with a {@link ClassCastException} where the types differ; {@code KnobFactoryTest} checks every
+     * knob lands in its own component.
+     */
+    public static final class Values {
+        private final Object[] values;
+        private int next;
+
+        private Values(Object[] values) {
+            this.values = values;
+        }
+
+        /** The next component's value. */
+        @SuppressWarnings("unchecked")
+        public <T> T next() {
+            if (next == values.length) throw new IllegalStateException("the factory takes more than the " + values.length + " values");
+            return (T) values[next++];
+        }
+    }
+
+    /** A component that is no record of knobs: a knob (its key) or another value, named by its component. */
+    private record Leaf(String knobKey, String name) {
+    }
+
     private final Class<R> type;
+    private final Factory<R> factory;
     private final List<Key<R>> keys;
+    private final List<Leaf> leaves;
     private final Map<String, Object> defaults = new LinkedHashMap<>();
 
-    private KnobTable(Class<R> type) {
+    private KnobTable(Class<R> type, Factory<R> factory) {
         this.type = type;
+        this.factory = factory;
         List<Key<R>> found = new ArrayList<>();
-        collect(type, List.of(), found);
+        List<Leaf> foundLeaves = new ArrayList<>();
+        collect(type, List.of(), found, foundLeaves);
         this.keys = List.copyOf(found);
+        this.leaves = List.copyOf(foundLeaves);
         for (Key<R> key : keys) {
             String word = key.defaultWord();
             defaults.put(key.yaml(), word.equals(Knob.PROCESSORS) ? Runtime.getRuntime().availableProcessors() : key.parse(word));
         }
     }
 
-    /** The knobs of {@code type}: its components declared {@link Knob}, and those of the records it holds. */
-    public static <R extends Record> KnobTable<R> of(Class<R> type) {
-        return new KnobTable<>(type);
+    /**
+     * The knobs of {@code type}: its components declared {@link Knob}, and those of the records it
+     * holds; {@code factory} builds it.
+     */
+    public static <R extends Record> KnobTable<R> of(Class<R> type, Factory<R> factory) {
+        return new KnobTable<>(type, factory);
     }
 
-    private void collect(Class<?> record, List<RecordComponent> outer, List<Key<R>> found) {
+    private void collect(Class<?> record, List<RecordComponent> outer, List<Key<R>> found, List<Leaf> leaves) {
         for (RecordComponent component : record.getRecordComponents()) {
             List<RecordComponent> path = new ArrayList<>(outer);
             path.add(component);
             Knob knob = component.getAnnotation(Knob.class);
-            if (knob != null) found.add(new Key<>(List.copyOf(path), knob));
-            else if (component.getType().isRecord()) collect(component.getType(), path, found);
+            if (knob != null) {
+                found.add(new Key<>(List.copyOf(path), knob));
+                leaves.add(new Leaf(knob.key(), component.getName()));
+            } else if (component.getType().isRecord()) {
+                collect(component.getType(), path, found, leaves);
+            } else {
+                leaves.add(new Leaf(null, component.getName()));
+            }
         }
     }
 
@@ -179,29 +234,17 @@ public final class KnobTable<R extends Record> {
      * {@link IllegalArgumentException} as it is.
      */
     R build(Map<String, Object> values, Map<String, Object> others) {
-        return type.cast(build(type, values, others));
-    }
-
-    private static Object build(Class<?> record, Map<String, Object> values, Map<String, Object> others) {
-        RecordComponent[] components = record.getRecordComponents();
-        Object[] arguments = new Object[components.length];
-        Class<?>[] types = new Class<?>[components.length];
-        for (int i = 0; i < components.length; i++) {
-            RecordComponent component = components[i];
-            types[i] = component.getType();
-            Knob knob = component.getAnnotation(Knob.class);
-            if (knob != null) arguments[i] = values.get(knob.key());
-            else if (component.getType().isRecord()) arguments[i] = build(component.getType(), values, others);
-            else arguments[i] = others.get(component.getName());
+        Object[] arguments = new Object[leaves.size()];
+        for (int i = 0; i < arguments.length; i++) {
+            Leaf leaf = leaves.get(i);
+            arguments[i] = leaf.knobKey() != null ? values.get(leaf.knobKey()) : others.get(leaf.name());
         }
-        try {
-            return record.getDeclaredConstructor(types).newInstance(arguments);
-        } catch (InvocationTargetException e) {
-            if (e.getCause() instanceof RuntimeException refused) throw refused;
-            throw new IllegalStateException(e.getCause());
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("cannot build " + record.getName(), e);
+        Values taken = new Values(arguments);
+        R built = factory.create(taken);
+        if (taken.next != arguments.length) {
+            throw new IllegalStateException("the factory of " + type.getSimpleName() + " took " + taken.next + " of its " + arguments.length + " values");
         }
+        return built;
     }
 
     /** Checks that {@code value} fits knob {@code yaml}'s component, so that a builder's setter cannot name the wrong knob. */

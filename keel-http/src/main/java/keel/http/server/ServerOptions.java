@@ -50,7 +50,22 @@ public record ServerOptions(
         Logging logging, List<RouteSettings> routes) {
 
     /** The knobs of these options, read from the declarations. */
-    public static final KnobTable<ServerOptions> KNOBS = KnobTable.of(ServerOptions.class);
+    public static final KnobTable<ServerOptions> KNOBS = KnobTable.of(ServerOptions.class, ServerOptions::of);
+
+    private static ServerOptions of(KnobTable.Values v) {
+        return new ServerOptions(v.next(), v.next(), v.next(), v.next(), v.next(),
+                new Limits(v.next(), v.next(), v.next(), v.next(), v.next()),
+                new Timeouts(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next()),
+                new Pools(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next()),
+                new WaterMarks(v.next(), v.next()),
+                new Guard(v.next(), v.next(), v.next(), v.next()),
+                WsOptions.of(v),
+                new Tls(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next()),
+                new Compression(v.next(), v.next(), v.next(), v.next()),
+                v.next(), v.next(),
+                new Logging(v.next(), v.next(), v.next(), v.next()),
+                v.next());
+    }
 
     public ServerOptions {
         Objects.requireNonNull(host, "host");

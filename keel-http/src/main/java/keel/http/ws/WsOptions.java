@@ -41,7 +41,12 @@ public record WsOptions(
         @Knob(key = "websocket.compression-level", flag = "--ws-compression-level", value = "6", min = 1, max = 9,
                 doc = "the deflate level Keel compresses with: `1` (fastest) to `9` (smallest); see `bench/ws-compress.sh`")
         int compressionLevel) {
-    private static final WsOptions DEFAULTS = KnobTable.of(WsOptions.class).defaultOptions();
+    private static final WsOptions DEFAULTS = KnobTable.of(WsOptions.class, WsOptions::of).defaultOptions();
+
+    /** These options from a knob table's values (a server's table holds them too). */
+    public static WsOptions of(KnobTable.Values v) {
+        return new WsOptions(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next());
+    }
 
     public WsOptions {
         if (maxFrameSize < FrameEncoder.MAX_CONTROL_PAYLOAD) throw new IllegalArgumentException("websocket.max-frame-size must be >= 125: " + maxFrameSize);
