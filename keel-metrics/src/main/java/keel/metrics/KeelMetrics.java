@@ -110,7 +110,8 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     private final PrometheusMeterRegistry registry;
     /** Null on a warm-up's throwaway instance, which binds no JVM meters. */
     private final JvmGcMetrics gcMetrics;
-    /** Request timers by route pattern (the Route's own string, so lookups hash and compare cheaply). */
+    private final RequestTimes requestTimes;
+    /** Request times by route pattern (the Route's own string, so lookups hash and compare cheaply). */
     private final Map<String, RouteTimers> requestTimers = new ConcurrentHashMap<>();
     private final Map<String, Counter> blockedCounters = new ConcurrentHashMap<>();
     private final Map<ServerObserver.Rejection, Counter> rejected = new EnumMap<>(ServerObserver.Rejection.class);
@@ -136,6 +137,8 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
         // No pause detector: it would read the clock on every record, and run a thread, to correct
         // client-side percentiles this registry does not compute (its histograms have fixed buckets).
         registry.config().pauseDetector(new NoPauseDetector());
+        this.requestTimes = new RequestTimes(REQUEST_BUCKETS, CoarseClock.INSTANCE::wallTime);
+        registry.getPrometheusRegistry().register(requestTimes);
         this.gcMetrics = jvm ? new JvmGcMetrics() : null;
         if (jvm) {
             new JvmMemoryMetrics().bindTo(registry);
@@ -169,9 +172,7 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
         this.bytesSent = Counter.builder("keel.http.server.bytes.sent")
                 .description("Bytes written to client connections")
                 .register(registry);
-        // The unrouted requests' timer now, not at the first 404: a JVM's first timer loads Micrometer's
-        // histogram machinery (tens of ms), better spent before the server starts than after its port opened.
-        requestTimers.computeIfAbsent(NO_ROUTE, RouteTimers::new).timer(methodIndex("GET"), 404);
+        requestTimers.computeIfAbsent(NO_ROUTE, RouteTimers::new).series(methodIndex("GET"), 404);
         this.webSockets = new WebSocketMetrics(registry);
         this.client = new ClientMetrics(registry);
     }
@@ -228,9 +229,9 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     @Override
     public void onStart(HttpServer server) {
         this.server = server;
-        // Each route's 200 timer now: a timer made by a first request costs that request milliseconds.
+        // Each route's 200 series now, so a scrape shows every route from the start.
         for (RouteInfo route : server.routes()) {
-            requestTimers.computeIfAbsent(route.path(), RouteTimers::new).timer(methodIndex(route.method()), 200);
+            requestTimers.computeIfAbsent(route.path(), RouteTimers::new).series(methodIndex(route.method()), 200);
         }
         serverGauge("keel.http.server.connections.open", "Client connections open now", HttpServer::openConnections);
         serverGauge("keel.worker.pool.active.threads", "Worker-pool threads running a handler now", HttpServer::workerActive);
@@ -282,7 +283,7 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
         String tag = route == null ? NO_ROUTE : route;
         RouteTimers timers = requestTimers.get(tag);
         if (timers == null) timers = requestTimers.computeIfAbsent(tag, RouteTimers::new);
-        timers.timer(methodIndex(method), status).record(nanos, TimeUnit.NANOSECONDS);
+        timers.series(methodIndex(method), status).record(nanos);
     }
 
     private static int methodIndex(String method) {
@@ -291,41 +292,30 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     }
 
     /**
-     * The timers of one route, by method and status. The last one used is kept in front: a route
-     * mostly answers one method with one status, so a request usually costs one field read.
+     * The request times of one route, by method and status. The last series used is kept in front: a
+     * route mostly answers one method with one status, so a request usually costs one field read.
      */
     private final class RouteTimers {
-        private record Last(int key, Timer timer) {
+        private record Last(int key, RequestTimes.Series series) {
         }
 
         private final String route;
-        private final Map<Integer, Timer> byKey = new ConcurrentHashMap<>();
+        private final Map<Integer, RequestTimes.Series> byKey = new ConcurrentHashMap<>();
         private volatile Last last = new Last(-1, null);
 
         RouteTimers(String route) {
             this.route = route;
         }
 
-        Timer timer(int method, int status) {
+        RequestTimes.Series series(int method, int status) {
             int key = method * 1000 + Math.clamp(status, 0, 999);
             Last cached = last;
-            if (cached.key() == key) return cached.timer();
-            Timer timer = byKey.computeIfAbsent(key, k -> requestTimer(method == OTHER_METHOD ? "OTHER" : Methods.name(method), route, status));
-            last = new Last(key, timer);
-            return timer;
+            if (cached.key() == key) return cached.series();
+            RequestTimes.Series series = byKey.computeIfAbsent(key,
+                    k -> requestTimes.series(method == OTHER_METHOD ? "OTHER" : Methods.name(method), route, status));
+            last = new Last(key, series);
+            return series;
         }
-    }
-
-    private Timer requestTimer(String method, String route, int status) {
-        return Timer.builder("keel.http.server.requests")
-                .description("Time from a request being parsed to its response being produced")
-                .tags(Tags.of(
-                        "method", method,
-                        "route", route,
-                        "status", Integer.toString(status),
-                        "status_class", statusClass(status)))
-                .serviceLevelObjectives(REQUEST_BUCKETS)
-                .register(registry);
     }
 
     static String statusClass(int status) {
