@@ -53,7 +53,9 @@
 #     cpu us/req, metrics on / off (keel-nio-event-loop over
 #       keel-nio-event-loop-nometrics)                             goal <= 1.05x
 #     cpu us/req, guard on / off and access log on / off (no goal)
-#   and the access log lines the server dropped (its queue was full).
+#   and the access log lines the server dropped (its queue was full). For the
+#   access log mode, progress also gives the part of cpu us/req spent by its
+#   writer thread (keel-access-log: the file's writes, mostly the kernel's).
 #   A row needs both of its modes in the run.
 #   The machine is small and shared: expect a few % of noise between runs,
 #   compare rows of one run rather than numbers across runs.
@@ -248,9 +250,20 @@ drive() { # out style url seconds [wrk options...]
   run_wrk "$out" "${args[@]}"
 }
 
+# The utime and stime ticks of the server's access log writer thread (keel-access-log); nothing when it has none.
+writer_ticks() {
+  local task stat
+  for task in /proc/"$JVM_PID"/task/*; do
+    [[ $(cat "$task/comm" 2>/dev/null) == keel-access-log ]] || continue
+    stat=$(cat "$task/stat" 2>/dev/null) || return 0
+    awk '{ print $12, $13 }' <<<"${stat##*) }"
+    return 0
+  done
+}
+
 run_mode() {
   local mode=$1 route style url tag raw before after t0 t1
-  local reqs rps p50 p99 notes cpu_us user_us cpu_pct writes_req wakeups_req
+  local reqs rps p50 p99 notes cpu_us user_us cpu_pct writes_req wakeups_req writer_before writer_after
   start_server "$mode" "$OUT/$mode.server.log"
   # A fresh JVM on one core needs more than one warm-up to finish JIT-compiling
   # its hot paths, which made whichever run came first look slow: give every
@@ -275,11 +288,13 @@ run_mode() {
       fi
       log "$tag: measuring ${DURATION}s"
       if $COUNT_WRITES; then start_write_count "$OUT/$tag.writes.txt"; fi
+      writer_before=$(writer_ticks)
       before=$(cpu_ticks) || die "$mode: server process is gone (log: $OUT/$mode.server.log)"
       t0=$(date +%s%N)
       drive "$raw" "$style" "$url" "$DURATION" --latency || log "$tag: wrk failed: $(tail -n 3 "$raw" | tr '\n' ' ')"
       t1=$(date +%s%N)
       after=$(cpu_ticks) || die "$mode: server died during $tag (log: $OUT/$mode.server.log)"
+      writer_after=$(writer_ticks)
       stop_write_count
       read -r reqs rps p50 p99 _ notes < <(parse_wrk <"$raw")
       read -r cpu_us user_us cpu_pct < <(cpu_cost "$before" "$after" "$((t1 - t0))" "$reqs")
@@ -289,6 +304,10 @@ run_mode() {
         "$cpu_us" "$user_us" "$cpu_pct" "$writes_req" "$wakeups_req" "$notes" >>"$TSV"
       log "$tag: $rps req/s, p50 ${p50} ms, p99 ${p99} ms, ${cpu_us} cpu us/req, ${writes_req} writes/req," \
         "${wakeups_req} wake-ups/req, server cpu ${cpu_pct}% ${notes/#-/}"
+      if [[ -n $writer_before && -n $writer_after ]]; then
+        read -r cpu_us user_us _ < <(cpu_cost "$writer_before" "$writer_after" "$((t1 - t0))" "$reqs" 3)
+        log "$tag: of which the access log's writer thread: ${cpu_us} cpu us/req (user ${user_us})"
+      fi
     done
   done
   if [[ $mode == *-accesslog ]]; then
