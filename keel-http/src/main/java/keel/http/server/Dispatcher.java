@@ -269,7 +269,7 @@ final class Dispatcher implements AutoCloseable {
                 }
                 call.releasesWithAnswer(virtualPermits::release);
                 if (run != null) exchange.runs(run); // the pipelined requests behind join before the run starts
-                virtualThreads.newThread(run != null ? run : step(route, request, call)).start();
+                TurnStarts.start(virtualThreads.newThread(run != null ? run : step(route, request, call)));
             }
         }
     }

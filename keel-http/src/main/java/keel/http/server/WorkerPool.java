@@ -178,12 +178,7 @@ final class WorkerPool {
         TurnSignal signal = turnSignals.get();
         if (signal.pending) return;
         signal.pending = true;
-        try {
-            loop.execute(signal);
-        } catch (RejectedExecutionException full) {
-            signal.pending = false;
-            signalWork();
-        }
+        loop.atTurnEnd(signal);
     }
 
     /** A task is queued: wakes an idle thread unless one is searching already (or none is idle). */
