@@ -7,6 +7,7 @@ import java.io.UncheckedIOException;
 import java.nio.channels.SelectableChannel;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -63,6 +64,8 @@ public final class EventLoop implements Executor {
     private final ArrayDeque<Poller.Registration> ready = new ArrayDeque<>();
     /** Made once: a method reference evaluated on every poll would allocate on every turn. */
     private final Consumer<Poller.Registration> addReady = ready::add;
+    /** Run as the current turn ends (loop thread only); each caller adds one at most once per turn. */
+    private final ArrayList<Runnable> turnEnds = new ArrayList<>();
     private volatile boolean running = true;
     /** Guard hooks, read by the watchdog thread; written with release stores (no fence on the loop's path). */
     private final AtomicLong rounds = new AtomicLong();
@@ -200,6 +203,17 @@ public final class EventLoop implements Executor {
         }
     }
 
+    /**
+     * Runs {@code hook} once as the current turn ends, after its ready channels and tasks, before the
+     * loop polls again; loop thread only. For work that gathers what a turn produced and hands it
+     * over once (waking another thread once per turn, not once per item). Takes no place in the task
+     * queue; a caller adds a hook at most once per turn, which bounds them.
+     */
+    public void atTurnEnd(Runnable hook) {
+        assert inEventLoop() : "atTurnEnd outside the event loop";
+        turnEnds.add(hook);
+    }
+
     /** Registers a channel for {@code ops} ({@link Poller#READ}, …) with the handler of its readiness; loop thread only. */
     public Poller.Registration register(SelectableChannel channel, int ops, IoHandler handler) throws IOException {
         assert inEventLoop() : "register outside the event loop";
@@ -281,6 +295,7 @@ public final class EventLoop implements Executor {
                 handleReady();
                 timers.runExpired(readClock());
                 runTasks();
+                runTurnEnds();
                 timers.runExpired(readClock());
             }
         } catch (Throwable fatal) {
@@ -361,7 +376,20 @@ public final class EventLoop implements Executor {
         }
     }
 
+    private void runTurnEnds() {
+        if (turnEnds.isEmpty()) return;
+        for (int i = 0; i < turnEnds.size(); i++) { // a hook may add another: it runs in this pass
+            try {
+                turnEnds.get(i).run();
+            } catch (Throwable e) {
+                LOG.error("turn_end_failed", e, "loop", name());
+            }
+        }
+        turnEnds.clear();
+    }
+
     private void closeAll() {
+        runTurnEnds();
         ready.clear();
         for (Poller.Registration registration : poller.registrations()) {
             try {

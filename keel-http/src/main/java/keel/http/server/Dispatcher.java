@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -26,7 +25,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -53,14 +51,11 @@ final class Dispatcher implements AutoCloseable {
     private final ResponseCompression compression;
     private final long maxBodySize;
     private final Duration handlerDeadline;
-    private final ThreadPoolExecutor workers;
+    private final WorkerPool workers;
     /**
      * Admission to the worker pool: one permit per thread plus one per queue slot, held from the
      * request's admission until its answer goes to the loop (or, for an async handler, until its
-     * thread is done). Deciding here, not by the queue's offer, means a burst is never refused while
-     * a thread is idle (an offer can find the queue full just before idle threads take from it). The
-     * queue holds threads + queue tasks, so it never refuses one: a thread still finishing a request
-     * already answered no longer holds a permit.
+     * thread is done). The pool's queue so never holds more than threads + queue tasks.
      */
     private final Semaphore workerPermits;
     private final Semaphore virtualPermits;
@@ -84,14 +79,10 @@ final class Dispatcher implements AutoCloseable {
         int threads = options.pools().workerThreads();
         int admitted = threads + options.pools().workerQueue();
         this.workerPermits = new Semaphore(admitted);
-        // Sized for every admitted task, so the queue itself never refuses one.
-        this.workers = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS,
-                new ArrayBlockingQueue<>(admitted), platformThreads("keel-worker-"), new ThreadPoolExecutor.AbortPolicy());
-        // Threads started lazily would start on the event loop that hands them work, stalling it:
+        this.workers = new WorkerPool("keel-worker-", threads);
+        // Threads started on first use would start on the event loop that hands them work, stalling it:
         // when any route runs on the pool, start them all now, before the port opens.
-        boolean poolUsed = routes.routes().stream().anyMatch(r -> r.executionOr(defaultExecution) == Execution.WORKER_POOL);
-        if (poolUsed) workers.prestartAllCoreThreads();
-        else workers.allowCoreThreadTimeOut(true);
+        if (routes.routes().stream().anyMatch(r -> r.executionOr(defaultExecution) == Execution.WORKER_POOL)) workers.start();
         this.virtualThreadLimit = options.pools().virtualThreadLimit();
         this.virtualPermits = new Semaphore(virtualThreadLimit);
         for (Route route : routes.routes()) {
@@ -278,7 +269,7 @@ final class Dispatcher implements AutoCloseable {
                 }
                 call.releasesWithAnswer(virtualPermits::release);
                 if (run != null) exchange.runs(run); // the pipelined requests behind join before the run starts
-                virtualThreads.newThread(run != null ? run : step(route, request, call)).start();
+                TurnStarts.start(virtualThreads.newThread(run != null ? run : step(route, request, call)));
             }
         }
     }
@@ -498,11 +489,11 @@ final class Dispatcher implements AutoCloseable {
     }
 
     int workerActive() {
-        return workers.getActiveCount();
+        return workers.active();
     }
 
     int workerQueued() {
-        return workers.getQueue().size();
+        return workers.queued();
     }
 
     @Override

@@ -1,0 +1,45 @@
+package keel.http.server;
+
+import keel.core.log.Log;
+import keel.core.loop.EventLoop;
+
+import java.util.ArrayList;
+
+/**
+ * The virtual threads an event loop makes during one turn, started together as the turn ends: their
+ * scheduler is woken once for all of them, and not in the middle of the turn, where its carrier
+ * would take the loop's CPU from it before the loop has read the rest of its input.
+ */
+final class TurnStarts implements Runnable {
+    private static final Log LOG = Log.of(TurnStarts.class);
+    private static final ThreadLocal<TurnStarts> ON_LOOP = ThreadLocal.withInitial(TurnStarts::new);
+    /** Loop thread only; bounded by the virtual-thread limit. */
+    private final ArrayList<Thread> threads = new ArrayList<>();
+
+    private TurnStarts() {
+    }
+
+    /** Starts {@code thread} at the end of the current loop turn; at once when not called on a loop. */
+    static void start(Thread thread) {
+        EventLoop loop = EventLoop.current();
+        if (loop == null) {
+            thread.start();
+            return;
+        }
+        TurnStarts starts = ON_LOOP.get();
+        if (starts.threads.isEmpty()) loop.atTurnEnd(starts);
+        starts.threads.add(thread);
+    }
+
+    @Override
+    public void run() {
+        for (Thread thread : threads) {
+            try {
+                thread.start();
+            } catch (Throwable failure) {
+                LOG.error("virtual_thread_start_failed", failure);
+            }
+        }
+        threads.clear();
+    }
+}

@@ -1,0 +1,243 @@
+package keel.http.server;
+
+import keel.core.log.Log;
+import keel.core.loop.EventLoop;
+
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A fixed set of platform threads taking tasks from one queue, which wakes as few of them as it can
+ * without letting a task wait while a thread is idle.
+ *
+ * <p>Idle threads park, each on its own, in a stack (the one idle last is woken first, its caches
+ * warm). A task queued while no thread is {@linkplain #searchers searching} (awake and about to look
+ * at the queue) wakes one idle thread; tasks queued while one is searching wake none: a burst of a
+ * loop's turn costs one wake-up, not one per task. A thread that takes a task and leaves others
+ * queued, with no thread searching, wakes the next one before it runs its task: so however long a
+ * handler blocks its thread, the tasks behind it go to the idle threads (the hand-over of
+ * {@link java.util.concurrent.ForkJoinPool}'s workers). A busy thread takes the next task itself
+ * when it is done with one.
+ *
+ * <p>Bounded by its caller: the dispatcher admits at most threads + queue tasks (its permits), so the
+ * queue never holds more. {@link #shutdown} refuses new tasks; the queued ones still run.
+ */
+final class WorkerPool {
+    private static final Log LOG = Log.of(WorkerPool.class);
+    private static final long INDEX = 0xFFFF_FFFFL;
+    /** How often the watch looks for a task waiting behind busy threads while an idle one could take it. */
+    private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private final Worker[] workers;
+    private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
+    /** The idle stack: low 32 bits the top's index + 1 (0: empty), high 32 bits a stamp against ABA. */
+    private final AtomicLong idle = new AtomicLong();
+    /** Threads woken (or waking) that have not taken a task yet. */
+    private final AtomicInteger searchers = new AtomicInteger();
+    /** On each event loop thread, the wake-up its turn owes the pool (made once per loop thread). */
+    private final ThreadLocal<TurnSignal> turnSignals = ThreadLocal.withInitial(TurnSignal::new);
+    private final Thread watch;
+    /** True while the watch sleeps until work comes (not on a tick); guarded by its CAS. */
+    private final AtomicBoolean watchAsleep = new AtomicBoolean();
+    private volatile boolean started;
+    private volatile boolean shutdown;
+
+    private final class Worker implements Runnable {
+        final int index;
+        final Thread thread;
+        /** The next idle thread's index + 1 below this one on the stack; written before the push. */
+        int below;
+        /** Set by the thread that wakes this one. */
+        volatile boolean woken;
+        volatile boolean busy;
+
+        Worker(int index, String name) {
+            this.index = index;
+            this.thread = Thread.ofPlatform().name(name).daemon(true).unstarted(this);
+        }
+
+        @Override
+        public void run() {
+            boolean searching = false;
+            while (true) {
+                Runnable task = queue.poll();
+                if (task != null) {
+                    if (searching) {
+                        searching = false;
+                        searchers.decrementAndGet();
+                    }
+                    runTask(task);
+                    continue;
+                }
+                if (searching) {
+                    searching = false;
+                    searchers.decrementAndGet();
+                }
+                if (!awaitWork()) return;
+                searching = true; // whoever woke this thread counted it as searching
+            }
+        }
+
+        /** Parks on the idle stack until woken; false once the pool is shut down and drained. */
+        private boolean awaitWork() {
+            if (shutdown) return false;
+            pushIdle(this);
+            // A task queued before this thread was on the stack saw no one to wake: look once more.
+            if (!queue.isEmpty()) signalWork();
+            while (!woken) {
+                if (shutdown && queue.isEmpty()) return false;
+                LockSupport.park(this);
+            }
+            woken = false;
+            return true;
+        }
+
+        private void runTask(Runnable task) {
+            busy = true;
+            try {
+                task.run();
+            } catch (Throwable failure) {
+                LOG.error("worker_task_failed", failure);
+            } finally {
+                busy = false;
+                Thread.interrupted(); // an interrupt meant for that task must not reach the next
+            }
+        }
+    }
+
+    /** Wakes a thread once the loop's turn is over, for every task the turn queued. */
+    private final class TurnSignal implements Runnable {
+        boolean pending;
+
+        @Override
+        public void run() {
+            pending = false;
+            signalWork();
+        }
+    }
+
+    WorkerPool(String prefix, int threads) {
+        workers = new Worker[threads];
+        for (int i = 0; i < threads; i++) workers[i] = new Worker(i, prefix + i);
+        watch = Thread.ofPlatform().name(prefix + "watch").daemon(true).unstarted(this::watch);
+    }
+
+    /**
+     * Every {@link #TICK_NANOS} while tasks come: a task that was first in the queue at the last
+     * tick and still is waits behind busy threads (a blocked handler, or many slow ones); every idle
+     * thread the queue can use is woken for it. Sleeps while no task comes.
+     */
+    private void watch() {
+        Runnable lastHead = null;
+        while (!shutdown) {
+            Runnable head = queue.peek();
+            if (head == null) {
+                lastHead = null;
+                watchAsleep.set(true);
+                if (queue.isEmpty() && !shutdown) LockSupport.park(this);
+                watchAsleep.set(false);
+                continue;
+            }
+            if (head == lastHead) {
+                for (int waiting = queue.size(); waiting > 0; waiting--) {
+                    if (!wake()) break;
+                }
+            }
+            lastHead = head;
+            LockSupport.parkNanos(this, TICK_NANOS);
+        }
+    }
+
+    /** Starts every thread now (a thread started on first use would start on the event loop that hands it work). */
+    void start() {
+        synchronized (this) {
+            if (started) return;
+            started = true;
+        }
+        for (Worker worker : workers) worker.thread.start();
+        watch.start();
+    }
+
+    /** Queues {@code task}; any thread. Throws {@link RejectedExecutionException} once shut down. */
+    void execute(Runnable task) {
+        if (!started) start();
+        if (shutdown) throw new RejectedExecutionException("worker pool is shut down");
+        queue.offer(task);
+        if (shutdown && queue.remove(task)) throw new RejectedExecutionException("worker pool is shut down");
+        if (watchAsleep.get() && watchAsleep.compareAndSet(true, false)) LockSupport.unpark(watch);
+        EventLoop loop = EventLoop.current();
+        if (loop == null) {
+            signalWork();
+            return;
+        }
+        // On a loop: one wake-up when its turn is over, for every task the turn hands over.
+        TurnSignal signal = turnSignals.get();
+        if (signal.pending) return;
+        signal.pending = true;
+        loop.atTurnEnd(signal);
+    }
+
+    /** A task is queued: wakes an idle thread unless one is searching already (or none is idle). */
+    private void signalWork() {
+        if (searchers.get() == 0) wake();
+    }
+
+    /** Wakes an idle thread, counted as searching; false when none is idle. */
+    private boolean wake() {
+        Worker worker = popIdle();
+        if (worker == null) return false; // every thread is busy: the first one done takes the task
+        searchers.incrementAndGet();
+        worker.woken = true;
+        LockSupport.unpark(worker.thread);
+        return true;
+    }
+
+    private void pushIdle(Worker worker) {
+        long top;
+        do {
+            top = idle.get();
+            worker.below = (int) (top & INDEX);
+        } while (!idle.compareAndSet(top, ((top >>> 32) + 1) << 32 | (worker.index + 1)));
+    }
+
+    private Worker popIdle() {
+        long top;
+        Worker worker;
+        do {
+            top = idle.get();
+            int index = (int) (top & INDEX);
+            if (index == 0) return null;
+            worker = workers[index - 1];
+        } while (!idle.compareAndSet(top, ((top >>> 32) + 1) << 32 | worker.below));
+        return worker;
+    }
+
+    /** Threads running a task now (a gauge). */
+    int active() {
+        int active = 0;
+        for (Worker worker : workers) {
+            if (worker.busy) active++;
+        }
+        return active;
+    }
+
+    /** Tasks waiting for a thread (a gauge; counts the queue). */
+    int queued() {
+        return queue.size();
+    }
+
+    boolean isShutdown() {
+        return shutdown;
+    }
+
+    /** Refuses new tasks; the queued ones still run, then the threads end. */
+    void shutdown() {
+        shutdown = true;
+        for (Worker worker : workers) LockSupport.unpark(worker.thread);
+        LockSupport.unpark(watch);
+    }
+}

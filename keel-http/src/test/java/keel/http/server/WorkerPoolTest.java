@@ -1,0 +1,88 @@
+package keel.http.server;
+
+import keel.core.loop.EventLoop;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The pool's hand-over: every task runs, and one that blocks its thread never holds up the others while a thread is idle. */
+class WorkerPoolTest {
+
+    @Test
+    void aTaskQueuedInTheSameLoopTurnAsABlockedOneRunsOnAnotherThread() throws Exception {
+        WorkerPool pool = new WorkerPool("test-worker-", 2);
+        pool.start();
+        EventLoop loop = new EventLoop(EventLoop.Options.named("test-loop"));
+        loop.start();
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch fastDone = new CountDownLatch(1);
+        try {
+            // One turn hands over both: it wakes one thread, which takes the blocking task first.
+            loop.execute(() -> {
+                pool.execute(() -> {
+                    blocked.countDown();
+                    awaitQuietly(release);
+                });
+                pool.execute(fastDone::countDown);
+            });
+            assertThat(blocked.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(fastDone.await(5, TimeUnit.SECONDS)).as("the task behind the blocked one ran on the idle thread").isTrue();
+            assertThat(release.getCount()).isEqualTo(1);
+        } finally {
+            release.countDown();
+            loop.shutdown();
+            pool.shutdown();
+        }
+    }
+
+    @Test
+    void tasksFromLoopsAndOtherThreadsAllRunAndShutdownRefusesNewOnes() throws Exception {
+        WorkerPool pool = new WorkerPool("test-worker-", 3);
+        List<EventLoop> loops = List.of(new EventLoop(EventLoop.Options.named("test-loop-0")), new EventLoop(EventLoop.Options.named("test-loop-1")));
+        loops.forEach(EventLoop::start);
+        int perProducer = 20_000;
+        CountDownLatch done = new CountDownLatch(3 * perProducer);
+        AtomicInteger ran = new AtomicInteger();
+        Set<String> threads = ConcurrentHashMap.newKeySet();
+        Runnable task = () -> {
+            threads.add(Thread.currentThread().getName());
+            ran.incrementAndGet();
+            done.countDown();
+        };
+        try {
+            for (EventLoop loop : loops) {
+                for (int i = 0; i < perProducer / 100; i++) {
+                    loop.execute(() -> {
+                        for (int j = 0; j < 100; j++) pool.execute(task);
+                    });
+                }
+            }
+            for (int i = 0; i < perProducer; i++) pool.execute(task); // not on a loop: woken at once
+            assertThat(done.await(20, TimeUnit.SECONDS)).as("ran %d", ran.get()).isTrue();
+            assertThat(threads).allMatch(name -> name.startsWith("test-worker-"));
+            pool.shutdown();
+            assertThatThrownBy(() -> pool.execute(task)).isInstanceOf(RejectedExecutionException.class);
+        } finally {
+            loops.forEach(EventLoop::shutdown);
+            pool.shutdown();
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
