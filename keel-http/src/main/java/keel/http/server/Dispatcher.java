@@ -256,8 +256,7 @@ final class Dispatcher implements AutoCloseable {
                 }
                 if (queued) return;
                 if (workers.isShutdown()) {
-                    reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", call);
-                    if (run != null) run.refuse(joined -> reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", joined));
+                    refuse(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", call, run);
                 } else {
                     reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", call);
                 }
@@ -269,9 +268,16 @@ final class Dispatcher implements AutoCloseable {
                 }
                 call.releasesWithAnswer(virtualPermits::release);
                 if (run != null) exchange.runs(run); // the pipelined requests behind join before the run starts
-                TurnStarts.start(virtualThreads.newThread(run != null ? run : step(route, request, call)));
+                TurnStarts.start(virtualThreads.newThread(run != null ? run : step(route, request, call)),
+                        () -> refuse(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "a virtual thread could not start", call, run));
             }
         }
+    }
+
+    /** Answers {@code call}, and the requests that joined its {@code run} (when there is one), with 503 for {@code reason}. */
+    private void refuse(ServerObserver.Rejection reason, String why, HandlerCall call, PipelineRun run) {
+        reject(reason, why, call);
+        if (run != null) run.refuse(joined -> reject(reason, why, joined));
     }
 
     /** On the connection's loop: the deadline of {@code call} passed; true when that answered it (503, counted). */

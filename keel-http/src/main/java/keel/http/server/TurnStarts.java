@@ -15,12 +15,18 @@ final class TurnStarts implements Runnable {
     private static final ThreadLocal<TurnStarts> ON_LOOP = ThreadLocal.withInitial(TurnStarts::new);
     /** Loop thread only; bounded by the virtual-thread limit. */
     private final ArrayList<Thread> threads = new ArrayList<>();
+    /** What answers for each thread that cannot start, by its index in {@link #threads}. */
+    private final ArrayList<Runnable> failures = new ArrayList<>();
 
     private TurnStarts() {
     }
 
-    /** Starts {@code thread} at the end of the current loop turn; at once when not called on a loop. */
-    static void start(Thread thread) {
+    /**
+     * Starts {@code thread} at the end of the current loop turn, or at once when not called on a
+     * loop; a thread that cannot start then (no memory, a scheduler shut down) runs {@code failed}
+     * on the loop instead, so that its request is still answered.
+     */
+    static void start(Thread thread, Runnable failed) {
         EventLoop loop = EventLoop.current();
         if (loop == null) {
             thread.start();
@@ -29,17 +35,20 @@ final class TurnStarts implements Runnable {
         TurnStarts starts = ON_LOOP.get();
         if (starts.threads.isEmpty()) loop.atTurnEnd(starts);
         starts.threads.add(thread);
+        starts.failures.add(failed);
     }
 
     @Override
     public void run() {
-        for (Thread thread : threads) {
+        for (int i = 0; i < threads.size(); i++) {
             try {
-                thread.start();
+                threads.get(i).start();
             } catch (Throwable failure) {
                 LOG.error("virtual_thread_start_failed", failure);
+                failures.get(i).run();
             }
         }
         threads.clear();
+        failures.clear();
     }
 }

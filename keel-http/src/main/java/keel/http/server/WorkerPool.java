@@ -17,12 +17,14 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Idle threads park, each on its own, in a stack (the one idle last is woken first, its caches
  * warm). A task queued while no thread is {@linkplain #searchers searching} (awake and about to look
- * at the queue) wakes one idle thread; tasks queued while one is searching wake none: a burst of a
- * loop's turn costs one wake-up, not one per task. A thread that takes a task and leaves others
- * queued, with no thread searching, wakes the next one before it runs its task: so however long a
- * handler blocks its thread, the tasks behind it go to the idle threads (the hand-over of
- * {@link java.util.concurrent.ForkJoinPool}'s workers). A busy thread takes the next task itself
- * when it is done with one.
+ * at the queue) wakes one idle thread; tasks queued while one is searching wake none, and a loop
+ * wakes the pool once at the end of its turn: a burst of a turn costs one wake-up, not one per task.
+ * A busy thread takes the next task itself when it is done with one. So that a handler that blocks
+ * its thread does not hold up the tasks behind it, a watch thread looks at the queue every
+ * {@link #TICK_NANOS} while tasks come: a task first in the queue for a whole tick wakes every idle
+ * thread the queue can use. (Waking the next thread as each task is taken, as
+ * {@link java.util.concurrent.ForkJoinPool}'s workers do, cost a wake-up and a context switch per
+ * task on one CPU: the woken thread preempts the one that woke it.)
  *
  * <p>Bounded by its caller: the dispatcher admits at most threads + queue tasks (its permits), so the
  * queue never holds more. {@link #shutdown} refuses new tasks; the queued ones still run.
