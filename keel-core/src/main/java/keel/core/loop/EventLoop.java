@@ -64,7 +64,7 @@ public final class EventLoop implements Executor {
     private final ArrayDeque<Poller.Registration> ready = new ArrayDeque<>();
     /** Made once: a method reference evaluated on every poll would allocate on every turn. */
     private final Consumer<Poller.Registration> addReady = ready::add;
-    /** Run as the current turn ends (loop thread only); each caller adds one at most once per turn. */
+    /** Run as the current turn ends (loop thread only); a hook is in it at most once, which bounds it by its callers. */
     private final ArrayList<Runnable> turnEnds = new ArrayList<>();
     private volatile boolean running = true;
     /** Guard hooks, read by the watchdog thread; written with release stores (no fence on the loop's path). */
@@ -206,11 +206,15 @@ public final class EventLoop implements Executor {
     /**
      * Runs {@code hook} once as the current turn ends, after its ready channels and tasks, before the
      * loop polls again; loop thread only. For work that gathers what a turn produced and hands it
-     * over once (waking another thread once per turn, not once per item). Takes no place in the task
-     * queue; a caller adds a hook at most once per turn, which bounds them.
+     * over once (waking another thread once per turn, not once per item): a hook already waiting for
+     * this turn's end is not added again, so a caller may ask on every item. Takes no place in the
+     * task queue.
      */
     public void atTurnEnd(Runnable hook) {
         assert inEventLoop() : "atTurnEnd outside the event loop";
+        for (int i = 0; i < turnEnds.size(); i++) {
+            if (turnEnds.get(i) == hook) return;
+        }
         turnEnds.add(hook);
     }
 

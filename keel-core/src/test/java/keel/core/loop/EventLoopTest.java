@@ -44,6 +44,26 @@ class EventLoopTest {
     }
 
     @Test
+    void aTurnEndHookAskedForSeveralTimesInATurnRunsOnceAfterTheTurnsTasks() throws Exception {
+        start(loop);
+        List<String> events = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch ran = new CountDownLatch(1);
+        Runnable hook = () -> {
+            events.add("hook");
+            ran.countDown();
+        };
+        loop.execute(() -> {
+            for (int i = 0; i < 3; i++) loop.atTurnEnd(hook);
+            loop.execute(() -> events.add("task queued in the turn"));
+        });
+        assertThat(ran.await(5, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<Void> later = new CompletableFuture<>();
+        loop.execute(() -> later.complete(null));
+        later.get(5, TimeUnit.SECONDS);
+        assertThat(events).containsExactly("task queued in the turn", "hook");
+    }
+
+    @Test
     void runsTasksFromOtherThreadsOnTheLoopThreadInOrder() throws Exception {
         start(loop);
         List<Integer> seen = Collections.synchronizedList(new ArrayList<>());

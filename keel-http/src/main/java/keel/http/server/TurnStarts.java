@@ -33,7 +33,7 @@ final class TurnStarts implements Runnable {
             return;
         }
         TurnStarts starts = ON_LOOP.get();
-        if (starts.threads.isEmpty()) loop.atTurnEnd(starts);
+        loop.atTurnEnd(starts);
         starts.threads.add(thread);
         starts.failures.add(failed);
     }

@@ -40,8 +40,8 @@ final class WorkerPool {
     private final AtomicLong idle = new AtomicLong();
     /** Threads woken (or waking) that have not taken a task yet. */
     private final AtomicInteger searchers = new AtomicInteger();
-    /** On each event loop thread, the wake-up its turn owes the pool (made once per loop thread). */
-    private final ThreadLocal<TurnSignal> turnSignals = ThreadLocal.withInitial(TurnSignal::new);
+    /** The wake-up a loop's turn owes the pool for the tasks it queued (one object: a turn takes it once). */
+    private final Runnable turnSignal = this::signalWork;
     private final Thread watch;
     /** True while the watch sleeps until work comes (not on a tick); guarded by its CAS. */
     private final AtomicBoolean watchAsleep = new AtomicBoolean();
@@ -111,17 +111,6 @@ final class WorkerPool {
         }
     }
 
-    /** Wakes a thread once the loop's turn is over, for every task the turn queued. */
-    private final class TurnSignal implements Runnable {
-        boolean pending;
-
-        @Override
-        public void run() {
-            pending = false;
-            signalWork();
-        }
-    }
-
     WorkerPool(String prefix, int threads) {
         workers = new Worker[threads];
         for (int i = 0; i < threads; i++) workers[i] = new Worker(i, prefix + i);
@@ -176,11 +165,7 @@ final class WorkerPool {
             signalWork();
             return;
         }
-        // On a loop: one wake-up when its turn is over, for every task the turn hands over.
-        TurnSignal signal = turnSignals.get();
-        if (signal.pending) return;
-        signal.pending = true;
-        loop.atTurnEnd(signal);
+        loop.atTurnEnd(turnSignal); // on a loop: one wake-up when its turn is over, for every task the turn hands over
     }
 
     /** A task is queued: wakes an idle thread unless one is searching already (or none is idle). */
