@@ -71,6 +71,8 @@ public final class EventLoop implements Executor {
     private final AtomicLong rounds = new AtomicLong();
     private final AtomicBoolean waiting = new AtomicBoolean();
     private final AtomicReference<Object> activity = new AtomicReference<>();
+    /** The last label set in the current round; cleared as a round starts. */
+    private final AtomicReference<Object> roundActivity = new AtomicReference<>();
 
     /**
      * Options of one loop.
@@ -257,10 +259,17 @@ public final class EventLoop implements Executor {
     /** Labels what the loop is running now (say, a route), for the watchdog's report; loop thread, null clears. */
     public void markActivity(Object label) {
         activity.lazySet(label);
+        if (label != null) roundActivity.lazySet(label);
     }
 
+    /**
+     * What the loop is running now, or else what it ran last in this round (any thread): a round of
+     * many short blocking handlers is caught between two of them as often as within one, and is
+     * theirs all the same.
+     */
     public Object activity() {
-        return activity.get();
+        Object now = activity.get();
+        return now != null ? now : roundActivity.get();
     }
 
     /** Tasks waiting in the queue (a gauge; any thread). */
@@ -294,6 +303,7 @@ public final class EventLoop implements Executor {
             while (running) {
                 if (ready.isEmpty()) {
                     rounds.lazySet(rounds.get() + 1);
+                    roundActivity.lazySet(null);
                     poll();
                 }
                 handleReady();

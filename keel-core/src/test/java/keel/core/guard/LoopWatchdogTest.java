@@ -56,6 +56,27 @@ class LoopWatchdogTest {
     }
 
     @Test
+    void aRoundCaughtBetweenTwoLabelledTasksIsReportedWithTheLastOne() throws Exception {
+        loop.start();
+        watchdog.start();
+        CountDownLatch done = new CountDownLatch(1);
+        loop.execute(() -> {
+            loop.markActivity("GET /nap");
+            loop.markActivity(null);
+            try {
+                Thread.sleep(600); // past the threshold, outside any labelled work
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            done.countDown();
+        });
+        assertThat(done.await(5, TimeUnit.SECONDS)).isTrue();
+        Thread.sleep(100);
+        assertThat(reports).hasSize(1);
+        assertThat(reports.getFirst().activity()).isEqualTo("GET /nap");
+    }
+
+    @Test
     void staysQuietForAnIdleLoopAndForManyShortTasks() throws Exception {
         loop.start();
         watchdog.start();
