@@ -9,8 +9,7 @@ import keel.http.Request;
  * ({@link #runsOn}), when its response starts and ends being handed over ({@link #responding},
  * {@link #finish}, with the connection's count of output bytes); {@code finish} encodes the line into
  * the thread's {@link AccessLines}. A request costs no object; on a loop, it costs one clock read,
- * or none when the dispatcher read the clock for its observer as the handler answered on the loop
- * (two on the blocking transport).
+ * or none when the answer was timed for the server's observer (two on the blocking transport).
  */
 final class AccessRecorder {
     private static final String NONE = "-";
@@ -104,9 +103,9 @@ final class AccessRecorder {
     }
 
     /**
-     * The handler answered on the connection's loop at {@code nanoTime} (the dispatcher's clock read
-     * for its observer): a fixed response is then handed over within the same call, so its line takes
-     * that time as its end instead of reading the clock again.
+     * The answer was made, or taken up by the connection's loop, at {@code nanoTime} (as timed for the
+     * server's observer, {@link Exchange#answer}): a fixed response is then handed over within the same
+     * call, so its line takes that time as its end instead of reading the clock again.
      */
     void answeredAt(long nanoTime) {
         answeredNanos = nanoTime;

@@ -183,14 +183,14 @@ final class Dispatcher implements AutoCloseable {
     }
 
     /**
-     * On the connection's loop, while {@code run} lasts: appends {@code request}, pipelined behind the
+     * On the connection's loop {@code loop}, while {@code run} lasts: appends {@code request}, pipelined behind the
      * run's, as its next step, when it can run there as it would have alone: a synchronous handler under
      * the run's execution, on a route without a concurrency limit, with a place under the pool's (or
      * the virtual threads') limit and one for its answer in the loop's task queue. Null, with nothing
      * taken, when it cannot (or the run is over): the connection dispatches it afresh later. The
      * request's deadline is the exchange's to arm once the answers before it are written.
      */
-    Follower follow(PipelineRun run, Request request, Consumer<Response> done, Exchange exchange) {
+    Follower follow(PipelineRun run, Request request, Consumer<Response> done, EventLoop loop, Exchange exchange) {
         RouteMatch match;
         try {
             match = routes.match(request.method(), request.path());
@@ -210,7 +210,7 @@ final class Dispatcher implements AutoCloseable {
             permits.release();
             return null;
         }
-        HandlerCall call = new HandlerCall(recorded(done, request, route, observing ? System.nanoTime() : 0, exchange));
+        HandlerCall call = new HandlerCall(recorded(done, request, route, observing ? startTime(loop) : 0, exchange));
         call.releasesWithAnswer(permits::release);
         long deadline = route.deadlineOr(handlerDeadline).toNanos();
         if (deadline > 0) call.watchThread(); // armed at its turn, which may come while it runs
@@ -396,22 +396,49 @@ final class Dispatcher implements AutoCloseable {
     }
 
     /**
-     * Reports each response to the observer, and its time to {@code exchange} (when there is one); allocates
-     * nothing when nobody observes.
+     * Reports each response to the observer; allocates nothing when nobody observes. On a nio
+     * connection the response goes through {@link Exchange#answer}, which times it on the
+     * connection's loop; elsewhere it is timed here, on the thread that answered.
      */
     private Consumer<Response> recorded(Consumer<Response> done, Request request, Route route, long start, Exchange exchange) {
         if (!observing) return done;
-        String pattern = route == null ? null : route.path();
-        return response -> {
-            long now = System.nanoTime();
+        return new Recorded(done, request.method(), route == null ? null : route.path(), start, exchange);
+    }
+
+    /** One response on its way to the observer (see {@link #recorded}). */
+    private final class Recorded implements Consumer<Response>, Exchange.Timing {
+        private final Consumer<Response> done;
+        private final String method;
+        private final String pattern;
+        private final long start;
+        private final Exchange exchange;
+
+        Recorded(Consumer<Response> done, String method, String pattern, long start, Exchange exchange) {
+            this.done = done;
+            this.method = method;
+            this.pattern = pattern;
+            this.start = start;
+            this.exchange = exchange;
+        }
+
+        @Override
+        public void accept(Response response) {
+            if (exchange != null) {
+                exchange.answer(response, this);
+                return;
+            }
+            answeredAt(response, System.nanoTime());
+            done.accept(response);
+        }
+
+        @Override
+        public void answeredAt(Response response, long nanoTime) {
             try {
-                observer.onResponse(request.method(), pattern, response.status(), now - start);
+                observer.onResponse(method, pattern, response.status(), nanoTime - start);
             } catch (RuntimeException e) {
                 LOG.warn("observer_failed", e, "event", "response"); // metrics must never cost a response
             }
-            if (exchange != null) exchange.answeredAt(now);
-            done.accept(response);
-        };
+        }
     }
 
     /**

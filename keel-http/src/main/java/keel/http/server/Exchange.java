@@ -1,5 +1,6 @@
 package keel.http.server;
 
+import keel.http.Response;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
 
@@ -46,9 +47,16 @@ interface Exchange {
     void runs(PipelineRun run);
 
     /**
-     * On the thread that produced the answer (any), before the answer goes to the connection: the
-     * clock ({@link System#nanoTime()}) as the dispatcher read it then for its observer, so the
-     * exchange need not read it again. Not called when nobody observes.
+     * On any thread, in place of the {@code done} given with the request when the answer is observed:
+     * hands {@code response} to the connection like {@code done}, and on the connection's loop first
+     * gives {@code timing} the moment it was answered. That is the clock read then when the answer is
+     * made on the loop, or the loop's last clock read as it takes up an answer made elsewhere: the
+     * handler's thread reads no clock, and the observer records on the loop.
      */
-    void answeredAt(long nanoTime);
+    void answer(Response response, Timing timing);
+
+    /** What learns, on the connection's loop, when an answer was made. */
+    interface Timing {
+        void answeredAt(Response response, long nanoTime);
+    }
 }

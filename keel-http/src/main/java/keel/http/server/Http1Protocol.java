@@ -22,7 +22,7 @@ import javax.net.ssl.SSLSession;
 
 /**
  * The HTTP/1.1 server exchange on a {@link Channel} of the nio transport: every method runs on the
- * channel's loop, except {@link #onResponseFromAnyThread}, which hops onto it.
+ * channel's loop, except {@link #answer}, which hops onto it.
  *
  * <pre>
  *            ┌──────────── keep-alive: next (pipelined) request ───────────┐
@@ -75,7 +75,7 @@ final class Http1Protocol implements Protocol, Exchange {
     /** Answered instead of any request (past the connection limit), or null. */
     private final Response refusal;
     /** Created once: a method reference made per request would allocate on every request. */
-    private final Consumer<Response> onResponse = this::onResponseFromAnyThread;
+    private final Consumer<Response> onResponse = response -> answer(response, null);
     private Channel channel;
     private State state = State.READING;
     private Wait wait = Wait.NONE;
@@ -170,7 +170,7 @@ final class Http1Protocol implements Protocol, Exchange {
             ParseResult result = parser.parse(in);
             if (result instanceof ParseResult.NeedMore) return; // the rest of it is read in its turn
             Request request = result instanceof ParseResult.Parsed parsed && runsAhead(parsed.request()) ? withPeer(parsed.request()) : null;
-            Dispatcher.Follower follower = request == null ? null : home.context().dispatcher().follow(run, request, onResponse, this);
+            Dispatcher.Follower follower = request == null ? null : home.context().dispatcher().follow(run, request, onResponse, channel.loop(), this);
             if (follower == null) {
                 held = result;
                 run = null;
@@ -261,7 +261,7 @@ final class Http1Protocol implements Protocol, Exchange {
 
     // ---- the request path ------------------------------------------------------------------------
 
-    /** Hands the request to the dispatcher, which answers through {@link #onResponseFromAnyThread}. */
+    /** Hands the request to the dispatcher, which answers through {@link #answer}. */
     private void onRequest(Request request) {
         request = withPeer(request);
         current = request;
@@ -295,10 +295,12 @@ final class Http1Protocol implements Protocol, Exchange {
         if (input != null) parseAhead(input);
     }
 
-    /** The dispatcher's callback: moves the response onto the channel's loop, in the place {@link #reserveAnswer} took. */
-    private void onResponseFromAnyThread(Response response) {
+    /** The dispatcher's answer: moves the response onto the channel's loop, in the place {@link #reserveAnswer} took. */
+    @Override
+    public void answer(Response response, Exchange.Timing timing) {
         if (channel.loop().inEventLoop()) {
             // Made here: a refusal, a deadline, or a synchronous handler on the loop (which reserved nothing).
+            if (timing != null) answeredAt(timing, response, System.nanoTime());
             if (reservedAnswers > 0) releaseAnswer();
             onResponseOrClose(response);
             return;
@@ -306,6 +308,8 @@ final class Http1Protocol implements Protocol, Exchange {
         try {
             channel.loop().executeReserved(() -> {
                 reservedAnswers--;
+                // The loop read its clock as the task before this one ended: the answer is timed as it is taken up.
+                if (timing != null) answeredAt(timing, response, channel.loop().lastNanoTime());
                 onResponseOrClose(response);
             });
         } catch (RejectedExecutionException stopped) {
@@ -315,6 +319,12 @@ final class Http1Protocol implements Protocol, Exchange {
             if (response.isStreamed()) DiscardingSubscriber.discard(response.stream());
             channel.closeFromAnyThread();
         }
+    }
+
+    /** The answer's time goes to its observer and, for the request being answered now, to its access line. */
+    private void answeredAt(Exchange.Timing timing, Response response, long nanoTime) {
+        timing.answeredAt(response, nanoTime);
+        if (access != null && state == State.HANDLING) access.answeredAt(nanoTime);
     }
 
     /** A response that cannot be written (a bad value, a publisher that throws) ends the connection, never strands it. */
@@ -473,12 +483,6 @@ final class Http1Protocol implements Protocol, Exchange {
         handlerDeadlineNanos = nanos;
         wait = Wait.HANDLER;
         channel.deadlineAfter(nanos);
-    }
-
-    /** An answer made on this loop is handed over within the same turn: its time stands for the line's end. */
-    @Override
-    public void answeredAt(long nanoTime) {
-        if (access != null && channel.loop().inEventLoop()) access.answeredAt(nanoTime);
     }
 
     /** The response bytes handed to the channel so far: written (or encrypted), and still queued. */
