@@ -167,7 +167,7 @@ public final class Http1Parser {
     private void readHead(byte[] a, int start, int end) {
         int lineEnd = MessageHead.lineEnd(a, start, end);
         readRequestLine(a, start, MessageHead.contentEnd(a, start, lineEnd));
-        headers = MessageHead.readFields(a, lineEnd + 1, end, limits.maxHeaderCount(), fieldScratch.clear());
+        headers = MessageHead.readFields(a, lineEnd + 1, limits.maxHeaderCount(), fieldScratch.clear());
     }
 
     private void readRequestLine(byte[] a, int start, int end) {

@@ -2,6 +2,10 @@ package keel.http.codec;
 
 import keel.http.Headers;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 
 /**
@@ -10,6 +14,17 @@ import static java.nio.charset.StandardCharsets.ISO_8859_1;
  * costs one scan; once found, the head is read in one pass. Request and response parsers share it.
  */
 final class MessageHead {
+    private static final VarHandle WORD = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long LINE_FEEDS = 0x0A0A_0A0A_0A0A_0A0AL;
+    private static final long ONES = 0x0101_0101_0101_0101L;
+    private static final long HIGH_BITS = 0x8080_8080_8080_8080L;
+    /** The bytes a field value may hold (RFC 9110 §5.5: VCHAR, SP, HTAB, obs-text), by unsigned value. */
+    private static final boolean[] FIELD_VALUE = new boolean[256];
+
+    static {
+        for (int b = 0; b < 256; b++) FIELD_VALUE[b] = b >= ' ' && b != 0x7f || b == '\t';
+    }
+
     /** Bytes of the current head (from its first byte) already scanned for its end. */
     private int scanned;
 
@@ -21,18 +36,39 @@ final class MessageHead {
     /**
      * Index just past the empty line that ends the head starting at {@code start}, or -1 when
      * {@code a[start..limit)} does not hold it yet (the next call resumes where this one stopped).
+     * Looks for line feeds eight bytes at a time.
      */
     int find(byte[] a, int start, int limit) {
-        for (int i = start + scanned; i < limit; i++) {
-            if (a[i] != '\n') continue;
-            if (i + 1 >= limit) return notYet(i - start);
-            if (a[i + 1] == '\n') return found(i + 2);
-            if (a[i + 1] == '\r') {
-                if (i + 2 >= limit) return notYet(i - start);
-                if (a[i + 2] == '\n') return found(i + 3);
+        int i = start + scanned;
+        while (i < limit) {
+            int lf = nextLineFeed(a, i, limit);
+            if (lf < 0) return notYet(limit - start);
+            if (lf + 1 >= limit) return notYet(lf - start);
+            if (a[lf + 1] == '\n') return found(lf + 2);
+            if (a[lf + 1] == '\r') {
+                if (lf + 2 >= limit) return notYet(lf - start);
+                if (a[lf + 2] == '\n') return found(lf + 3);
             }
+            i = lf + 1;
         }
         return notYet(limit - start);
+    }
+
+    /** Index of the first LF in {@code a[from..to)}, or -1: a word of eight bytes at a time, then byte by byte. */
+    static int nextLineFeed(byte[] a, int from, int to) {
+        int i = from;
+        for (; i + Long.BYTES <= to; i += Long.BYTES) {
+            // A byte of the word that is LF becomes zero; the high bit of each zero byte is then set
+            // (Hacker's Delight 6-1; a set bit above the lowest zero byte may be a false one, so only
+            // the lowest counts).
+            long x = (long) WORD.get(a, i) ^ LINE_FEEDS;
+            long zeros = (x - ONES) & ~x & HIGH_BITS;
+            if (zeros != 0) return i + (Long.numberOfTrailingZeros(zeros) >>> 3);
+        }
+        for (; i < to; i++) {
+            if (a[i] == '\n') return i;
+        }
+        return -1;
     }
 
     private int notYet(int scannedBytes) {
@@ -47,7 +83,7 @@ final class MessageHead {
 
     /** Index of the LF that ends the line starting at {@code start}; the head is known to contain one. */
     static int lineEnd(byte[] a, int start, int end) {
-        int lf = Tokens.indexOf(a, start, end, (byte) '\n');
+        int lf = nextLineFeed(a, start, end);
         if (lf < 0) throw new BadMessage("malformed message head");
         return lf;
     }
@@ -60,35 +96,50 @@ final class MessageHead {
     }
 
     /**
-     * Reads the field lines from {@code position} up to the empty line that ends the head at {@code end}
+     * Reads the field lines from {@code position} up to the empty line that ends the head (found before)
      * into {@code fields} (cleared by the caller) and returns them; more than {@code maxCount} is a 431.
      */
-    static Headers readFields(byte[] a, int position, int end, int maxCount, Headers.Builder fields) {
+    static Headers readFields(byte[] a, int position, int maxCount, Headers.Builder fields) {
         while (true) {
-            int lineEnd = lineEnd(a, position, end);
-            int contentEnd = contentEnd(a, position, lineEnd);
-            if (contentEnd == position) return fields.build();
+            byte first = a[position];
+            if (first == '\n' || first == '\r' && a[position + 1] == '\n') return fields.build();
             if (fields.size() == maxCount) throw new BadMessage(431, "more than " + maxCount + " header fields");
-            readField(a, position, contentEnd, fields);
-            position = lineEnd + 1;
+            position = readField(a, position, fields);
         }
     }
 
-    private static void readField(byte[] a, int start, int end, Headers.Builder fields) {
-        if (a[start] == ' ' || a[start] == '\t') throw new BadMessage("obsolete line folding in header field");
-        int colon = Tokens.indexOf(a, start, end, (byte) ':');
-        if (colon <= start) throw new BadMessage("malformed header field");
-        for (int i = start; i < colon; i++) {
-            if (!Tokens.isTchar(a[i])) throw new BadMessage("invalid character in header name");
-        }
+    /**
+     * Reads the field line at {@code start} in one pass (the head holds its LF) and returns the index
+     * past its LF; a line that does not read is looked at again by {@link #refuseField}, which says why.
+     */
+    private static int readField(byte[] a, int start, Headers.Builder fields) {
+        int colon = start;
+        while (Tokens.isTchar(a[colon])) colon++;
+        if (a[colon] != ':' || colon == start) throw refuseField(a, start);
         int valueStart = colon + 1;
-        int valueEnd = end;
-        while (valueStart < valueEnd && (a[valueStart] == ' ' || a[valueStart] == '\t')) valueStart++;
+        while (a[valueStart] == ' ' || a[valueStart] == '\t') valueStart++;
+        int i = valueStart;
+        while (FIELD_VALUE[a[i] & 0xFF]) i++;
+        int lf = a[i] == '\r' && a[i + 1] == '\n' ? i + 1 : i;
+        if (a[lf] != '\n') throw refuseField(a, start);
+        int valueEnd = i;
         while (valueEnd > valueStart && (a[valueEnd - 1] == ' ' || a[valueEnd - 1] == '\t')) valueEnd--;
-        for (int i = valueStart; i < valueEnd; i++) {
-            byte b = a[i];
-            if ((b >= 0 && b < ' ' && b != '\t') || b == 0x7f) throw new BadMessage("invalid character in header value");
-        }
         fields.add(Tokens.fieldName(a, start, colon), new String(a, valueStart, valueEnd - valueStart, ISO_8859_1));
+        return lf + 1;
+    }
+
+    /** Why the field line at {@code start} does not read, checked in the order RFC 9112 §5 gives. */
+    private static BadMessage refuseField(byte[] a, int start) {
+        int lf = start;
+        while (a[lf] != '\n') lf++;
+        int end = lf > start && a[lf - 1] == '\r' ? lf - 1 : lf;
+        if (Tokens.indexOf(a, start, end, (byte) '\r') >= 0) return new BadMessage("bare CR in message head");
+        if (a[start] == ' ' || a[start] == '\t') return new BadMessage("obsolete line folding in header field");
+        int colon = Tokens.indexOf(a, start, end, (byte) ':');
+        if (colon <= start) return new BadMessage("malformed header field");
+        for (int i = start; i < colon; i++) {
+            if (!Tokens.isTchar(a[i])) return new BadMessage("invalid character in header name");
+        }
+        return new BadMessage("invalid character in header value");
     }
 }
