@@ -389,10 +389,13 @@ final class Dispatcher implements AutoCloseable {
         }
     }
 
-    /** Hands on what the handler answered; a 503 it chose itself is counted as such (not when its deadline answered first). */
-    private void answer(HandlerCall call, Consumer<Response> done, Response response) {
+    /**
+     * Hands on what the handler answered, compressed when it qualifies; a 503 it chose itself is
+     * counted as such (not when its deadline answered first).
+     */
+    private void answer(HandlerCall call, Request request, Response response) {
         if (response.status() == 503 && !call.isAnswered()) rejected(ServerObserver.Rejection.HANDLER);
-        done.accept(response);
+        call.accept(compression.answer(request, response));
     }
 
     /**
@@ -476,12 +479,11 @@ final class Dispatcher implements AutoCloseable {
     }
 
     /**
-     * Calls the handler here; failures of any kind become a response, so {@code done} always runs once.
-     * The answer is compressed (when it qualifies) before it reaches {@code done}, on the thread that
-     * produced it: for the worker pool, before the worker's place goes back.
+     * Calls the handler here; failures of any kind become a response, so {@code call} is always answered
+     * once. The answer is compressed (when it qualifies) before it reaches {@code call}, on the thread
+     * that produced it: for the worker pool, before the worker's place goes back.
      */
     private void invoke(Route route, Request request, HandlerCall call) {
-        Consumer<Response> done = compression.before(request, call);
         switch (route.endpoint()) {
             case Route.Sync sync -> {
                 Response response;
@@ -494,9 +496,9 @@ final class Dispatcher implements AutoCloseable {
                 } finally {
                     call.leave();
                 }
-                if (response != null) answer(call, done, response);
+                if (response != null) answer(call, request, response);
             }
-            case Route.WebSocket webSocket -> done.accept(Responses.error(501,
+            case Route.WebSocket webSocket -> answer(call, request, Responses.error(501,
                     "WebSocket routes need the nio transport (server.transport: nio)"));
             case Route.Async async -> {
                 CompletionStage<Response> stage;
@@ -505,7 +507,7 @@ final class Dispatcher implements AutoCloseable {
                     stage = async.handler().handle(request);
                     if (stage == null) throw new IllegalStateException("async handler returned null");
                 } catch (Throwable failure) {
-                    if (!call.isAnswered()) answer(call, done, Responses.forException(failure, request));
+                    if (!call.isAnswered()) answer(call, request, Responses.forException(failure, request));
                     return;
                 } finally {
                     call.leave();
@@ -513,9 +515,9 @@ final class Dispatcher implements AutoCloseable {
                 stage.whenComplete((response, failure) -> {
                     if (call.isAnswered()) {
                         if (response != null && response.isStreamed()) DiscardingSubscriber.discard(response.stream());
-                    } else if (failure != null) answer(call, done, Responses.forException(failure, request));
-                    else if (response == null) answer(call, done, Responses.forException(new IllegalStateException("async handler completed with null"), request));
-                    else answer(call, done, response);
+                    } else if (failure != null) answer(call, request, Responses.forException(failure, request));
+                    else if (response == null) answer(call, request, Responses.forException(new IllegalStateException("async handler completed with null"), request));
+                    else answer(call, request, response);
                 });
             }
         }

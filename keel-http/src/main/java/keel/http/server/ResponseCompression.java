@@ -39,14 +39,13 @@ final class ResponseCompression {
         this.types = options.types();
     }
 
-    /** {@code done}, with {@link #apply} in front of it; {@code done} itself when compression is off. */
-    Consumer<Response> before(Request request, Consumer<Response> done) {
-        if (!enabled) return done;
-        return response -> done.accept(applyOrKeep(request, response));
-    }
-
-    /** Never throws: a response that cannot be compressed goes as it is, so the exchange always gets its answer. */
-    private Response applyOrKeep(Request request, Response response) {
+    /**
+     * What to hand on for {@code request} when its handler answered {@code response}: {@link #apply}'s
+     * answer, or {@code response} itself when compression is off. Never throws: a response that
+     * cannot be compressed goes as it is, so the exchange always gets its answer.
+     */
+    Response answer(Request request, Response response) {
+        if (!enabled) return response;
         try {
             return apply(request, response);
         } catch (RuntimeException e) {
