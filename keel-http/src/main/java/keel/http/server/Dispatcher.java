@@ -307,13 +307,7 @@ final class Dispatcher implements AutoCloseable {
                     reject(ServerObserver.Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", refuse);
                     return;
                 }
-                if (observing) {
-                    try {
-                        observer.onResponse(request.method(), route.path(), 101, System.nanoTime() - start);
-                    } catch (RuntimeException e) {
-                        LOG.warn("observer_failed", e, "event", "response");
-                    }
-                }
+                if (observing) ObservedAnswer.report(observer, request.method(), route.path(), 101, System.nanoTime() - start);
                 var binding = new WsConnection.Binding(endpoint.listener(), request, accepted.subprotocol(), accepted.deflate(),
                         listenerExecutor(route), route);
                 exchange.upgrade(accepted, binding, limit == null ? () -> { } : limit::release);
@@ -398,50 +392,10 @@ final class Dispatcher implements AutoCloseable {
         call.accept(compression.answer(request, response));
     }
 
-    /**
-     * Reports each response to the observer; allocates nothing when nobody observes. On a nio
-     * connection the response goes through {@link Exchange#answer}, which times it on the
-     * connection's loop; elsewhere it is timed here, on the thread that answered.
-     */
+    /** Reports each response to the observer ({@link ObservedAnswer}); allocates nothing when nobody observes. */
     private Consumer<Response> recorded(Consumer<Response> done, Request request, Route route, long start, Exchange exchange) {
         if (!observing) return done;
-        return new Recorded(done, request.method(), route == null ? null : route.path(), start, exchange);
-    }
-
-    /** One response on its way to the observer (see {@link #recorded}). */
-    private final class Recorded implements Consumer<Response>, Exchange.Timing {
-        private final Consumer<Response> done;
-        private final String method;
-        private final String pattern;
-        private final long start;
-        private final Exchange exchange;
-
-        Recorded(Consumer<Response> done, String method, String pattern, long start, Exchange exchange) {
-            this.done = done;
-            this.method = method;
-            this.pattern = pattern;
-            this.start = start;
-            this.exchange = exchange;
-        }
-
-        @Override
-        public void accept(Response response) {
-            if (exchange != null) {
-                exchange.answer(response, this);
-                return;
-            }
-            answeredAt(response, System.nanoTime());
-            done.accept(response);
-        }
-
-        @Override
-        public void answeredAt(Response response, long nanoTime) {
-            try {
-                observer.onResponse(method, pattern, response.status(), nanoTime - start);
-            } catch (RuntimeException e) {
-                LOG.warn("observer_failed", e, "event", "response"); // metrics must never cost a response
-            }
-        }
+        return new ObservedAnswer(observer, done, request.method(), route == null ? null : route.path(), start, exchange);
     }
 
     /**
