@@ -26,6 +26,7 @@ set -euo pipefail
 
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
+# shellcheck source-path=SCRIPTDIR source=lib/bench.sh
 source "$BENCH_DIR/lib/bench.sh"
 BASE_JAR=${BASE_JAR:-} ROUNDS=${ROUNDS:-1} SERVER_CPU=${SERVER_CPU:-0}
 require_integers ROUNDS SERVER_CPU

@@ -65,6 +65,11 @@
 #   MODES="keel-nio-event-loop netty-epoll vertx" DURATION=5 bench/throughput.sh
 #
 # Environment (defaults in brackets)
+#   ROUNDS [1]         times every mode runs, in turn (mode A, B, ..., then A, B,
+#                      ... again), each time in a fresh JVM: the table gives each
+#                      figure's median over the rounds, cpu µs/req with its range,
+#                      and each ratio is the median of the ratios of the rounds
+#                      (the two modes of a round ran minutes apart at most)
 #   DURATION [10]      seconds of each measured run
 #   WARMUP [5]         seconds of the warm-up run before each measured run (0 = none)
 #   JIT_WARMUP [WARMUP] seconds per route and style of a first pass over all of
@@ -117,6 +122,7 @@ DEFAULT_MODES="keel-nio-event-loop keel-nio-event-loop-nometrics keel-nio-event-
   keel-nio-async keel-nio-worker-pool keel-nio-virtual-thread keel-blocking-platform keel-blocking-virtual netty-epoll vertx"
 ALL_MODES="$DEFAULT_MODES netty-nio"
 DURATION=${DURATION:-10}
+ROUNDS=${ROUNDS:-1}
 WARMUP=${WARMUP:-5}
 CONNECTIONS=${CONNECTIONS:-64}
 PIPELINE=${PIPELINE:-16}
@@ -137,7 +143,8 @@ source "$BENCH_DIR/lib/bench.sh"
 
 # ---------------------------------------------------------------- checks ---
 
-require_integers DURATION WARMUP JIT_WARMUP CONNECTIONS PIPELINE PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT
+require_integers ROUNDS DURATION WARMUP JIT_WARMUP CONNECTIONS PIPELINE PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT
+(( ROUNDS > 0 )) || die "ROUNDS must be > 0"
 (( DURATION > 0 )) || die "DURATION must be > 0"
 (( CONNECTIONS > 0 )) || die "CONNECTIONS must be > 0"
 (( PIPELINE > 0 )) || die "PIPELINE must be > 0"
@@ -178,17 +185,17 @@ if [[ " $MODES " == *" vertx "* ]]; then build_hello_jar vertx-hello; fi
 
 make_out_dir
 TSV="$OUT/results.tsv"
-printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tuser_us_req\tsrv_cpu_pct\twrites_req\twakeups_req\tnotes\n' >"$TSV"
+printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tuser_us_req\tsrv_cpu_pct\twrites_req\twakeups_req\tnotes\tround\n' >"$TSV"
 
 n_runs=0
-for _ in $MODES; do for _ in $ROUTES; do for _ in $STYLES; do n_runs=$((n_runs + 1)); done; done; done
+for _ in $MODES; do for _ in $ROUTES; do for _ in $STYLES; do n_runs=$((n_runs + ROUNDS)); done; done; done
 load_average() { cut -d' ' -f1-3 /proc/loadavg; }
 LOAD_START=$(load_average)
 log "JDK: $JAVA_HOME"
 log "load average: $LOAD_START"
 awk '{ exit !($1 > 2.5) }' <<<"$LOAD_START" && log "warning: other work shares the CPUs (load average above 2.5): figures will be noisy"
 log "results: $OUT"
-log "$n_runs measured runs of ${DURATION}s (+${WARMUP}s warm-up each, +${JIT_WARMUP}s JIT warm-up): roughly $(( (n_runs * (DURATION + WARMUP + JIT_WARMUP) + 10 * $(wc -w <<<"$MODES")) / 60 + 1 )) min"
+log "$n_runs measured runs of ${DURATION}s (+${WARMUP}s warm-up each, +${JIT_WARMUP}s JIT warm-up): roughly $(( (n_runs * (DURATION + WARMUP + JIT_WARMUP) + 10 * ROUNDS * $(wc -w <<<"$MODES")) / 60 + 1 )) min"
 
 # ---------------------------------------------------------------- servers ---
 
@@ -300,8 +307,8 @@ run_mode() {
       read -r cpu_us user_us cpu_pct < <(cpu_cost "$before" "$after" "$((t1 - t0))" "$reqs")
       read -r writes_req wakeups_req < <(awk -v w="$WRITES" -v k="$WAKEUPS" -v n="$reqs" \
         'BEGIN { if (w == "" || n <= 0) print -1, -1; else printf "%.4f %.4f\n", w / n, k / n }')
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$route" "$style" "$rps" "$p50" "$p99" \
-        "$cpu_us" "$user_us" "$cpu_pct" "$writes_req" "$wakeups_req" "$notes" >>"$TSV"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$route" "$style" "$rps" "$p50" "$p99" \
+        "$cpu_us" "$user_us" "$cpu_pct" "$writes_req" "$wakeups_req" "$notes" "$ROUND" >>"$TSV"
       log "$tag: $rps req/s, p50 ${p50} ms, p99 ${p99} ms, ${cpu_us} cpu us/req, ${writes_req} writes/req," \
         "${wakeups_req} wake-ups/req, server cpu ${cpu_pct}% ${notes/#-/}"
       if [[ -n $writer_before && -n $writer_after ]]; then
@@ -327,13 +334,40 @@ run_mode() {
 
 # ------------------------------------------------------------------ table ---
 
-render_table() {
+# The rows of the run, one per mode, route and style: each figure the median of its rounds (with the
+# range of cpu µs/req in the last field when there were several), notes joined.
+median_rows() {
   awk -F '\t' '
+    function median(list,   n, x, i, j, t) {
+      n = split(list, x, " ")
+      for (i = 2; i <= n; i++) { t = x[i]; for (j = i - 1; j >= 1 && x[j] + 0 > t + 0; j--) x[j + 1] = x[j]; x[j + 1] = t }
+      return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+    }
+    function range(list,   n, x, i, lo, hi) {
+      n = split(list, x, " "); if (n < 2) return ""
+      lo = hi = x[1] + 0; for (i = 2; i <= n; i++) { if (x[i] + 0 < lo) lo = x[i] + 0; if (x[i] + 0 > hi) hi = x[i] + 0 }
+      return sprintf("%.2f-%.2f", lo, hi)
+    }
+    NR == 1 { print; next }
+    { k = $1 "\t" $2 "\t" $3; if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+      for (f = 4; f <= 11; f++) vals[k, f] = vals[k, f] " " $f
+      if ($12 != "-" && index(" " notes[k] " ", " " $12 " ") == 0) notes[k] = (notes[k] == "" ? $12 : notes[k] " " $12) }
+    END {
+      for (i = 1; i <= nk; i++) {
+        k = keys[i]; row = k
+        for (f = 4; f <= 11; f++) row = row "\t" median(vals[k, f])
+        print row "\t" (notes[k] == "" ? "-" : notes[k]) "\t" range(vals[k, 7])
+      }
+    }' "$TSV"
+}
+
+render_table() {
+  median_rows | awk -F '\t' '
     function num(v, fmt) { return (v < 0 ? "n/a" : sprintf(fmt, v)) }
     function over(a, b) { return (b > 0 && a > 0) ? sprintf("%.2fx", a / b) : "n/a" }
     NR == 1 { next }
     { n++; m[n] = $1; r[n] = $2; s[n] = $3; rps[n] = $4; p50[n] = $5; p99[n] = $6; cpu[n] = $7; usr[n] = $8
-      pct[n] = $9; wr[n] = $10; wk[n] = $11; note[n] = $12
+      pct[n] = $9; wr[n] = $10; wk[n] = $11; note[n] = $12; spread[n] = $13
       if ($1 == "netty-epoll") { netty[$2 "/" $3] = $7; nettyusr[$2 "/" $3] = $8 } }
     END {
       print "| mode | route | style | req/s | p50 ms | p99 ms | cpu µs/req | vs netty | user µs/req | user vs netty | writes/req | wake-ups/req | srv cpu% | notes |"
@@ -342,10 +376,10 @@ render_table() {
         k = r[i] "/" s[i]; ratio = ""; uratio = ""
         if (m[i] != "netty-epoll") { ratio = (k in netty) ? over(cpu[i], netty[k]) : "n/a"; uratio = (k in nettyusr) ? over(usr[i], nettyusr[k]) : "n/a" }
         printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m[i], r[i], s[i],
-          num(rps[i], "%.0f"), num(p50[i], "%.3f"), num(p99[i], "%.3f"), num(cpu[i], "%.2f"), ratio,
+          num(rps[i], "%.0f"), num(p50[i], "%.3f"), num(p99[i], "%.3f"), num(cpu[i], "%.2f") (spread[i] == "" ? "" : " (" spread[i] ")"), ratio,
           num(usr[i], "%.2f"), uratio, num(wr[i], "%.4f"), num(wk[i], "%.4f"), pct[i], (note[i] == "-" ? "" : note[i])
       }
-    }' "$TSV"
+    }'
 }
 
 # The ratios of two modes of the run, with their goals: one row per comparison below whose modes both
@@ -365,8 +399,13 @@ cpu µs/req, access log on / off|keel-nio-event-loop-accesslog|keel-nio-event-lo
 render_ratios() {
   awk -F '\t' -v ratios="$RATIOS" -v dropped="${ACCESS_DROPPED:-}" '
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-    { ran[$1] = 1; for (f in col) v[$1, $2, $3, f] = $col[f]
+    { ran[$1] = 1; for (f in col) v[$1, $2, $3, f, $col["round"]] = $col[f]
+      if (!($col["round"] in round)) { round[$col["round"]] = 1; rounds[++nround] = $col["round"] }
       k = $2 " " $3; if (!(k in seen)) { seen[k] = 1; keys[++nk] = k } }
+    function median(n, x,   i, j, t) {
+      for (i = 2; i <= n; i++) { t = x[i]; for (j = i - 1; j >= 1 && x[j] > t; j--) x[j + 1] = x[j]; x[j + 1] = t }
+      return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+    }
     END {
       nr = split(ratios, line, "\n"); rows = ""
       for (i = 2; i <= nr; i++) {
@@ -375,9 +414,14 @@ render_ratios() {
         for (j = 1; j <= nk; j++) {
           split(keys[j], rs, " "); cell = ""
           if (index(" " c[5] " ", " " rs[2] " ")) {
-            a = v[c[2], rs[1], rs[2], c[4]]; b = v[c[3], rs[1], rs[2], c[4]]
-            if (a > 0 && b > 0) {
-              q = a / b; cell = sprintf("%.2fx", q)
+            nq = 0; delete qs
+            for (r = 1; r <= nround; r++) {
+              a = v[c[2], rs[1], rs[2], c[4], rounds[r]]; b = v[c[3], rs[1], rs[2], c[4], rounds[r]]
+              if (a > 0 && b > 0) qs[++nq] = a / b
+            }
+            if (nq > 0) {
+              q = median(nq, qs); cell = sprintf("%.2fx", q)
+              if (nq > 1) cell = cell sprintf(" (%.2f-%.2f)", qs[1], qs[nq])
               if (c[6] != "") { split(c[6], g, " "); ok = (g[1] == ">=") ? q >= g[2] : q <= g[2]; cell = cell (ok ? " ok" : " MISSED") }
             } else cell = "n/a"
           }
@@ -399,7 +443,7 @@ emit_table() {
   {
     echo "## Keel throughput ($(date -u +%Y-%m-%dT%H:%M:%SZ))${1:+ ($1)}"
     echo
-    echo "wrk -t1 -c$CONNECTIONS, ${DURATION}s measured after ${WARMUP}s warm-up; pipelined = $PIPELINE per batch" \
+    echo "wrk -t1 -c$CONNECTIONS, ${DURATION}s measured after ${WARMUP}s warm-up$( ((ROUNDS > 1)) && echo ", medians of $ROUNDS rounds"); pipelined = $PIPELINE per batch" \
       "(one write per batch: $(awk -v p="$PIPELINE" 'BEGIN { printf "%.4f", 1 / p }') writes/req);" \
       "server on CPU $SERVER_CPU, wrk on CPU $CLIENT_CPU; $("$JAVA_HOME/bin/java" -version 2>&1 | head -n 1);" \
       "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true);" \
@@ -415,7 +459,9 @@ emit_table() {
 
 # ------------------------------------------------------------------- main ---
 
-for mode in $MODES; do
-  run_mode "$mode"
+for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
+  for mode in $MODES; do
+    run_mode "$mode"
+  done
 done
 emit_table
