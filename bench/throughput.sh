@@ -28,6 +28,9 @@
 #                bottleneck (see srv cpu%), which req/s does not.
 #   vs netty     cpu us/req over netty-epoll's on the same route and style
 #                (1.00x = as cheap as Netty; needs netty-epoll in the same run).
+#   of which JIT the part of cpu us/req spent by the JIT compilers' threads: a
+#                server still compiling (a fresh JVM, here for tens of seconds
+#                under load) pays it on top of its steady cost.
 #   user us/req  the user-space part of cpu us/req (utime only). With keep-alive
 #                most of a request's cost is the kernel's (read, write, epoll:
 #                the same for every server), so this is where servers differ;
@@ -185,7 +188,7 @@ if [[ " $MODES " == *" vertx "* ]]; then build_hello_jar vertx-hello; fi
 
 make_out_dir
 TSV="$OUT/results.tsv"
-printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tuser_us_req\tsrv_cpu_pct\twrites_req\twakeups_req\tnotes\tround\n' >"$TSV"
+printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tuser_us_req\tsrv_cpu_pct\twrites_req\twakeups_req\tnotes\tround\tjit_us_req\n' >"$TSV"
 
 n_runs=0
 for _ in $MODES; do for _ in $ROUTES; do for _ in $STYLES; do n_runs=$((n_runs + ROUNDS)); done; done; done
@@ -257,20 +260,25 @@ drive() { # out style url seconds [wrk options...]
   run_wrk "$out" "${args[@]}"
 }
 
-# The utime and stime ticks of the server's access log writer thread (keel-access-log); nothing when it has none.
-writer_ticks() {
-  local task stat
+# The utime and stime ticks of the server's threads whose name matches the glob $1, summed; nothing
+# when none does: the access log's writer (keel-access-log), the JIT compilers (C1/C2 CompilerThreadN).
+thread_ticks() {
+  local task name stat user=0 sys=0 found=false
   for task in /proc/"$JVM_PID"/task/*; do
-    [[ $(cat "$task/comm" 2>/dev/null) == keel-access-log ]] || continue
-    stat=$(cat "$task/stat" 2>/dev/null) || return 0
-    awk '{ print $12, $13 }' <<<"${stat##*) }"
-    return 0
+    name=$(cat "$task/comm" 2>/dev/null) || continue
+    # shellcheck disable=SC2053 # $1 is a glob
+    [[ $name == $1 ]] || continue
+    stat=$(cat "$task/stat" 2>/dev/null) || continue
+    read -r -a fields <<<"${stat##*) }"
+    user=$((user + fields[11])) sys=$((sys + fields[12])) found=true
   done
+  if $found; then echo "$user $sys"; fi
 }
+JIT_THREADS='C[12] CompilerThre*'
 
 run_mode() {
   local mode=$1 route style url tag raw before after t0 t1
-  local reqs rps p50 p99 notes cpu_us user_us cpu_pct writes_req wakeups_req writer_before writer_after
+  local reqs rps p50 p99 notes cpu_us user_us cpu_pct writes_req wakeups_req writer_before writer_after jit_before jit_after jit_us
   start_server "$mode" "$OUT/$mode.server.log"
   # A fresh JVM on one core needs more than one warm-up to finish JIT-compiling
   # its hot paths, which made whichever run came first look slow: give every
@@ -295,20 +303,24 @@ run_mode() {
       fi
       log "$tag: measuring ${DURATION}s"
       if $COUNT_WRITES; then start_write_count "$OUT/$tag.writes.txt"; fi
-      writer_before=$(writer_ticks)
+      writer_before=$(thread_ticks keel-access-log)
+      jit_before=$(thread_ticks "$JIT_THREADS")
       before=$(cpu_ticks) || die "$mode: server process is gone (log: $OUT/$mode.server.log)"
       t0=$(date +%s%N)
       drive "$raw" "$style" "$url" "$DURATION" --latency || log "$tag: wrk failed: $(tail -n 3 "$raw" | tr '\n' ' ')"
       t1=$(date +%s%N)
       after=$(cpu_ticks) || die "$mode: server died during $tag (log: $OUT/$mode.server.log)"
-      writer_after=$(writer_ticks)
+      writer_after=$(thread_ticks keel-access-log)
+      jit_after=$(thread_ticks "$JIT_THREADS")
       stop_write_count
       read -r reqs rps p50 p99 _ notes < <(parse_wrk <"$raw")
       read -r cpu_us user_us cpu_pct < <(cpu_cost "$before" "$after" "$((t1 - t0))" "$reqs")
+      jit_us=-1
+      if [[ -n $jit_before && -n $jit_after ]]; then read -r jit_us _ < <(cpu_cost "$jit_before" "$jit_after" "$((t1 - t0))" "$reqs"); fi
       read -r writes_req wakeups_req < <(awk -v w="$WRITES" -v k="$WAKEUPS" -v n="$reqs" \
         'BEGIN { if (w == "" || n <= 0) print -1, -1; else printf "%.4f %.4f\n", w / n, k / n }')
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$route" "$style" "$rps" "$p50" "$p99" \
-        "$cpu_us" "$user_us" "$cpu_pct" "$writes_req" "$wakeups_req" "$notes" "$ROUND" >>"$TSV"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$route" "$style" "$rps" "$p50" "$p99" \
+        "$cpu_us" "$user_us" "$cpu_pct" "$writes_req" "$wakeups_req" "$notes" "$ROUND" "$jit_us" >>"$TSV"
       log "$tag: $rps req/s, p50 ${p50} ms, p99 ${p99} ms, ${cpu_us} cpu us/req, ${writes_req} writes/req," \
         "${wakeups_req} wake-ups/req, server cpu ${cpu_pct}% ${notes/#-/}"
       if [[ -n $writer_before && -n $writer_after ]]; then
@@ -351,12 +363,13 @@ median_rows() {
     NR == 1 { print; next }
     { k = $1 "\t" $2 "\t" $3; if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
       for (f = 4; f <= 11; f++) vals[k, f] = vals[k, f] " " $f
+      vals[k, 14] = vals[k, 14] " " $14
       if ($12 != "-" && index(" " notes[k] " ", " " $12 " ") == 0) notes[k] = (notes[k] == "" ? $12 : notes[k] " " $12) }
     END {
       for (i = 1; i <= nk; i++) {
         k = keys[i]; row = k
         for (f = 4; f <= 11; f++) row = row "\t" median(vals[k, f])
-        print row "\t" (notes[k] == "" ? "-" : notes[k]) "\t" range(vals[k, 7])
+        print row "\t" (notes[k] == "" ? "-" : notes[k]) "\t" range(vals[k, 7]) "\t" median(vals[k, 14])
       }
     }' "$TSV"
 }
@@ -367,16 +380,17 @@ render_table() {
     function over(a, b) { return (b > 0 && a > 0) ? sprintf("%.2fx", a / b) : "n/a" }
     NR == 1 { next }
     { n++; m[n] = $1; r[n] = $2; s[n] = $3; rps[n] = $4; p50[n] = $5; p99[n] = $6; cpu[n] = $7; usr[n] = $8
-      pct[n] = $9; wr[n] = $10; wk[n] = $11; note[n] = $12; spread[n] = $13
+      pct[n] = $9; wr[n] = $10; wk[n] = $11; note[n] = $12; spread[n] = $13; jit[n] = $14
       if ($1 == "netty-epoll") { netty[$2 "/" $3] = $7; nettyusr[$2 "/" $3] = $8 } }
     END {
-      print "| mode | route | style | req/s | p50 ms | p99 ms | cpu µs/req | vs netty | user µs/req | user vs netty | writes/req | wake-ups/req | srv cpu% | notes |"
-      print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+      print "| mode | route | style | req/s | p50 ms | p99 ms | cpu µs/req | of which JIT | vs netty | user µs/req | user vs netty | writes/req | wake-ups/req | srv cpu% | notes |"
+      print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
       for (i = 1; i <= n; i++) {
         k = r[i] "/" s[i]; ratio = ""; uratio = ""
         if (m[i] != "netty-epoll") { ratio = (k in netty) ? over(cpu[i], netty[k]) : "n/a"; uratio = (k in nettyusr) ? over(usr[i], nettyusr[k]) : "n/a" }
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m[i], r[i], s[i],
-          num(rps[i], "%.0f"), num(p50[i], "%.3f"), num(p99[i], "%.3f"), num(cpu[i], "%.2f") (spread[i] == "" ? "" : " (" spread[i] ")"), ratio,
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m[i], r[i], s[i],
+          num(rps[i], "%.0f"), num(p50[i], "%.3f"), num(p99[i], "%.3f"), num(cpu[i], "%.2f") (spread[i] == "" ? "" : " (" spread[i] ")"),
+          num(jit[i], "%.3f"), ratio,
           num(usr[i], "%.2f"), uratio, num(wr[i], "%.4f"), num(wk[i], "%.4f"), pct[i], (note[i] == "-" ? "" : note[i])
       }
     }'
