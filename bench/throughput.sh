@@ -451,6 +451,13 @@ render_ratios() {
     }' "$TSV"
 }
 
+# The Keel build measured, when KEEL_BIN is another checkout's launcher than this script's.
+keel_build() {
+  local repo
+  repo=$(cd "$(dirname "$KEEL_BIN")/.." && pwd)
+  if [[ $repo != "$ROOT" && " $MODES " == *" keel-"* ]]; then echo "; Keel measured: $repo, $(git_desc "$repo")"; fi
+}
+
 # Writes $OUT/table.md and prints it; $1 is an optional remark for the heading.
 emit_table() {
   TABLE_DONE=true
@@ -461,7 +468,7 @@ emit_table() {
       "(one write per batch: $(awk -v p="$PIPELINE" 'BEGIN { printf "%.4f", 1 / p }') writes/req);" \
       "server on CPU $SERVER_CPU, wrk on CPU $CLIENT_CPU; $("$JAVA_HOME/bin/java" -version 2>&1 | head -n 1);" \
       "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true);" \
-      "$(git_desc); load average (1, 5, 15 min) at the start: $LOAD_START, at the end: $(load_average)"
+      "$(git_desc)$(keel_build); load average (1, 5, 15 min) at the start: $LOAD_START, at the end: $(load_average)"
     echo
     render_table
     render_ratios

@@ -37,10 +37,10 @@ terminate_pid() {
 }
 
 # "commit abc1234" (+ " + local changes" when the tree differs from it), for result headings.
-git_desc() {
-  local rev
-  rev=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null) || { echo "no git commit"; return 0; }
-  if git -C "$ROOT" diff --quiet HEAD 2>/dev/null; then echo "commit $rev"; else echo "commit $rev + local changes"; fi
+git_desc() { # [repository, default $ROOT]
+  local repo=${1:-$ROOT} rev
+  rev=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null) || { echo "no git commit"; return 0; }
+  if git -C "$repo" diff --quiet HEAD 2>/dev/null; then echo "commit $rev"; else echo "commit $rev + local changes"; fi
 }
 
 # Creates this run's folder, bench/results/<script>-<timestamp> (gitignored), and sets OUT to it.
