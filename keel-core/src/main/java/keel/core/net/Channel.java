@@ -288,13 +288,10 @@ public final class Channel implements IoHandler {
         return tls == null || state == State.HANDSHAKING ? null : tls.session();
     }
 
-    /**
-     * Sets the protocol's deadline {@code nanos} from now ({@link Protocol#onDeadline} when it passes).
-     * "Now" is the loop's last clock read, made as it took up the event being handled: no clock read here.
-     */
+    /** Sets the protocol's deadline {@code nanos} from now ({@link Protocol#onDeadline} when it passes). */
     public void deadlineAfter(long nanos) {
         deadlineNanos = nanos;
-        deadline = loop.lastNanoTime() + nanos;
+        deadline = loop.nanoTime() + nanos;
         armTimer(deadline);
     }
 
