@@ -70,7 +70,10 @@ final class CountingRelay implements AutoCloseable {
         }
     }
 
-    /** Copies until {@code from} ends, counting, then passes the end on. */
+    /**
+     * Copies until {@code from} ends, then passes the end on. Bytes are counted before they are
+     * written, so a reader that has seen them always finds them counted.
+     */
     private void pump(Socket from, Socket to, AtomicLong counter) {
         byte[] buffer = new byte[64 * 1024];
         try {
@@ -78,8 +81,8 @@ final class CountingRelay implements AutoCloseable {
             OutputStream out = to.getOutputStream();
             int n;
             while ((n = in.read(buffer)) > 0) {
-                out.write(buffer, 0, n);
                 counter.addAndGet(n);
+                out.write(buffer, 0, n);
             }
             to.shutdownOutput();
         } catch (IOException e) {
