@@ -89,6 +89,10 @@
 #                                    <results>/keel-nio-event-loop-accesslog.access.log:
 #                                    prices the access log (every other keel mode
 #                                    runs with --access-log false)
+#     keel-nio-event-loop-accesslog-direct  the same with --access-log-file-direct
+#                                    true (whole blocks straight to the disk) and
+#                                    --access-log-queue 65536 (room for the disk's
+#                                    stalls, which the writer then waits for)
 #     keel-nio-async                 async handlers on the event loop, answered at
 #                                    once: /benchmark/hello-async and json-async
 #                                    (rows keep the names hello and json)
@@ -122,6 +126,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
 
 DEFAULT_MODES="keel-nio-event-loop keel-nio-event-loop-nometrics keel-nio-event-loop-noguard keel-nio-event-loop-accesslog \
+  keel-nio-event-loop-accesslog-direct \
   keel-nio-async keel-nio-worker-pool keel-nio-virtual-thread keel-blocking-platform keel-blocking-virtual netty-epoll vertx"
 ALL_MODES="$DEFAULT_MODES netty-nio"
 DURATION=${DURATION:-10}
@@ -212,6 +217,9 @@ server_cmd() { # mode -> command line (array SERVER_CMD)
     keel-nio-event-loop-noguard) SERVER_CMD=("${keel[@]}" "${loop[@]}" --guard false) ;;
     keel-nio-event-loop-accesslog)
       SERVER_CMD=("${keel[@]}" "${loop[@]}" --access-log true --access-log-file "$OUT/$1.access.log") ;;
+    keel-nio-event-loop-accesslog-direct)
+      SERVER_CMD=("${keel[@]}" "${loop[@]}" --access-log true --access-log-file "$OUT/$1.access.log"
+        --access-log-file-direct true --access-log-queue 65536) ;;
     keel-nio-worker-pool)    SERVER_CMD=("${keel[@]}" --transport nio --execution worker-pool --loops 1) ;;
     keel-nio-virtual-thread) SERVER_CMD=("${keel[@]}" --transport nio --execution virtual-thread --loops 1) ;;
     keel-blocking-platform)  SERVER_CMD=("${keel[@]}" --transport blocking --threads platform) ;;
@@ -329,10 +337,12 @@ run_mode() {
       fi
     done
   done
-  if [[ $mode == *-accesslog ]]; then
-    ACCESS_DROPPED=$(curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics" \
-      | awk '/^keel_http_server_access_log_dropped_total/ { printf "%d", $2 }') || ACCESS_DROPPED="n/a"
-    log "$mode: access log lines dropped: ${ACCESS_DROPPED:-n/a}"
+  if [[ $mode == *-accesslog* ]]; then
+    local dropped
+    dropped=$(curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics" \
+      | awk '/^keel_http_server_access_log_dropped_total/ { printf "%d", $2 }') || dropped="n/a"
+    log "$mode: access log lines dropped: ${dropped:-n/a}"
+    ACCESS_DROPPED+="${ACCESS_DROPPED:+, }$mode round $ROUND: ${dropped:-n/a}"
   fi
   stop_server
   local access_log="$OUT/$mode.access.log"
@@ -408,7 +418,8 @@ cpu µs/req, worker-pool / event loop|keel-nio-worker-pool|keel-nio-event-loop|c
 cpu µs/req, async handlers / event loop|keel-nio-async|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|<= 1.3
 cpu µs/req, metrics on / off|keel-nio-event-loop|keel-nio-event-loop-nometrics|cpu_us_req|keep-alive pipelined|<= 1.05
 cpu µs/req, guard on / off|keel-nio-event-loop|keel-nio-event-loop-noguard|cpu_us_req|keep-alive pipelined|
-cpu µs/req, access log on / off|keel-nio-event-loop-accesslog|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|'
+cpu µs/req, access log on / off|keel-nio-event-loop-accesslog|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|
+cpu µs/req, access log written straight to the disk on / off|keel-nio-event-loop-accesslog-direct|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|'
 
 render_ratios() {
   awk -F '\t' -v ratios="$RATIOS" -v dropped="${ACCESS_DROPPED:-}" '
@@ -447,7 +458,7 @@ render_ratios() {
       head = "| ratio | goal"; rule = "|---|---"
       for (j = 1; j <= nk; j++) { head = head " | " keys[j]; rule = rule "|---:" }
       printf "\n%s |\n%s|\n%s", head, rule, rows
-      if ("keel-nio-event-loop-accesslog" in ran) printf "\nAccess log lines dropped: %s.\n", (dropped == "" ? "n/a" : dropped)
+      if ("keel-nio-event-loop-accesslog" in ran || "keel-nio-event-loop-accesslog-direct" in ran) printf "\nAccess log lines dropped: %s.\n", (dropped == "" ? "n/a" : dropped)
     }' "$TSV"
 }
 

@@ -6,7 +6,7 @@ import keel.core.loop.EventLoop;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.TimeUnit;
@@ -20,20 +20,24 @@ import java.util.concurrent.locks.LockSupport;
  * {@code log.access-queue} lines. {@link #offer} never waits, not even for a lock (the queue is a
  * lock-free ring, {@link EntryRing}): when a block would take the queue past its bound (the sink is
  * slow, or stuck: a terminal nobody reads) its lines are dropped and counted in {@link #dropped()}, as
- * are the lines of a write that failed. The writer sleeps until a block wakes it, lets the blocks of
- * the next 2 ms gather (or fewer, once the queue is half full), then hands them to the sink in writes
- * of up to 64 KiB, and flushes. It is a daemon thread, started with the server; {@link #close} (when
- * the server has stopped) writes what is queued, flushes and ends it.
+ * are the lines of a write that failed. The writer sleeps until a block wakes it, then lets lines
+ * gather for 10 ms, taking them off the queue into the sink's buffer when they come and whenever the
+ * queue is a quarter full; the sink writes whenever its buffer is full, and what is left, flushed, at the
+ * end. It is a daemon thread, started with the server; {@link #close} (when the server has stopped)
+ * writes what is queued, flushes and ends it.
  */
 final class AccessLog implements AutoCloseable {
     private static final Log LOG = Log.of(AccessLog.class);
     /**
-     * How long the writer lets lines gather once one is queued: one wake-up and one write for all of
-     * them, instead of a wake-up and a system call per line, which on a busy CPU would cost each request
-     * more than its line. Short against what the queue's default bound holds (8 ms of lines at a million
-     * a second), which is the writer's slack when it has to wait for a busy CPU.
+     * How long the writer lets lines gather once one is queued: one write for all of them, instead of a
+     * wake-up and a system call per line, which on a busy CPU would cost each request more than its
+     * line; at a hundred megabytes a second, a write of a megabyte. The time a line may take to reach
+     * the file, or the terminal. A queue a quarter full wakes the writer early, to take its lines: the
+     * rest of the queue's default bound holds 6 ms of lines at a million a second, the writer's slack
+     * when it waits for a busy CPU, for a page cache that is slow to take the lines, or for the disk
+     * when the file is written straight to it (a megabyte took up to 60 ms on a busy machine).
      */
-    private static final long GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    private static final long GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long CLOSE_WAIT_MILLIS = 5_000;
 
     /** Whole lines, encoded: {@code count} of them in {@code bytes}. */
@@ -70,7 +74,7 @@ final class AccessLog implements AutoCloseable {
         this.gatherNanos = gatherNanos;
         this.queue = new EntryRing<>(queueSize);
         this.limit = queueSize;
-        this.wakeAt = Math.max(1, queueSize / 2);
+        this.wakeAt = Math.max(1, queueSize / 4);
         this.sink = sink;
         this.writer = Thread.ofPlatform().name("keel-access-log").daemon(true).unstarted(this::writeUntilClosed);
         writer.start();
@@ -78,19 +82,25 @@ final class AccessLog implements AutoCloseable {
 
     /**
      * The access log {@code options} ask for, or null when it is off. The file, when one is set, is
-     * opened for appending now: one that cannot be opened stops the start with a message naming it.
+     * opened for appending now: one that cannot be opened stops the start with a message naming it. A
+     * file that is not a regular one (a named pipe, {@code /dev/stdout}) is written as a stream.
      */
     static AccessLog open(ServerOptions.Logging options) throws IOException {
         if (!options.access()) return null;
         Path file = options.accessFile();
         if (file == null) return new AccessLog(options.format(), options.accessQueue(), System.out, false, "standard output", GATHER_NANOS);
-        FileChannel out;
+        AccessSink sink;
         try {
-            out = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+            if (Files.exists(file) && !Files.isRegularFile(file)) {
+                sink = AccessSink.stream(Files.newOutputStream(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND), true, file.toString());
+            } else {
+                boolean direct = options.accessFileDirect();
+                sink = AccessSink.file(LogFile.open(file, direct ? AccessSink.DIRECT_WRITE_SIZE : AccessSink.WRITE_SIZE, direct), file.toString());
+            }
         } catch (IOException e) {
             throw new IOException("cannot open the access log file " + file + " (log.access-file): " + e.getMessage(), e);
         }
-        return new AccessLog(options.format(), options.accessQueue(), AccessSink.file(out, file.toString()), GATHER_NANOS);
+        return new AccessLog(options.format(), options.accessQueue(), sink, GATHER_NANOS);
     }
 
     /** Like {@link #open}, writing to {@code sink} (not closed at the end) instead of standard output or the file. */
@@ -116,7 +126,7 @@ final class AccessLog implements AutoCloseable {
     /**
      * Queues a block of lines for the writer, or drops and counts them when they would take the queue
      * past its bound or the log is closed; never waits. Wakes the writer when it sleeps for want of
-     * lines, or when these lines fill half the queue while the writer lets lines gather.
+     * lines, or when these lines fill a quarter of the queue while the writer lets lines gather.
      */
     void offer(Lines lines) {
         int count = lines.count();
@@ -130,6 +140,11 @@ final class AccessLog implements AutoCloseable {
             idle = false; // the offers after this one leave the wake-up to it
             LockSupport.unpark(writer);
         }
+    }
+
+    /** Lines queued for the writer and not yet taken by it. */
+    int queuedLines() {
+        return queuedLines.get();
     }
 
     /** Lines dropped so far: the queue was full, the sink failed, or the log was closed. */
@@ -156,15 +171,25 @@ final class AccessLog implements AutoCloseable {
         while (true) {
             awaitLine();
             if (closed && queue.isEmpty()) break;
-            if (!closed && gatherNanos > 0) LockSupport.parkNanos(this, gatherNanos); // one write for the lines of the next few ms
-            Lines lines;
-            while ((lines = queue.poll()) != null) {
-                queuedLines.addAndGet(-lines.count());
-                dropped.add(sink.add(lines));
+            long gatherEnd = System.nanoTime() + gatherNanos;
+            while (true) {
+                takeQueued();
+                long left = gatherEnd - System.nanoTime();
+                if (closed || left <= 0) break;
+                LockSupport.parkNanos(this, left); // an offer filling a quarter of the queue wakes it
             }
             dropped.add(sink.flush());
         }
         sink.close();
+    }
+
+    /** Moves the queued lines into the sink, which writes whenever its buffer fills. */
+    private void takeQueued() {
+        Lines lines;
+        while ((lines = queue.poll()) != null) {
+            queuedLines.addAndGet(-lines.count());
+            dropped.add(sink.add(lines));
+        }
     }
 
     /**

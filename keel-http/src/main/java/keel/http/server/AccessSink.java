@@ -5,39 +5,41 @@ import keel.core.log.Log;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 
 /**
- * Where the access log's writer puts its lines, gathered into writes of up to 64 KiB (a larger block
- * goes alone): a file, through its channel from a direct buffer, so the bytes are copied once on
- * their way to the kernel; or a stream (standard output, a caller's). A failed write loses its lines:
- * each call returns how many, and the first failure after a success is logged. Writer thread only.
+ * Where the access log's writer puts its lines: a stream (standard output, a caller's) or a file
+ * ({@link LogFile}), in writes of up to 64 KiB, or of up to 1 MiB when the file's whole blocks go
+ * straight to the disk (fewer, larger writes: each one waits for the disk). A failed write loses its
+ * lines: each call returns how many, and the first failure after a success is logged. Writer thread
+ * only.
  */
 final class AccessSink {
     private static final Log LOG = Log.of(AccessSink.class);
     static final int WRITE_SIZE = 64 * 1024;
+    static final int DIRECT_WRITE_SIZE = 1024 * 1024;
 
     /** Null when the sink is a stream. */
-    private final FileChannel file;
+    private final LogFile file;
     /** Null when the sink is a file. */
     private final OutputStream stream;
     private final boolean owned;
     private final String destination;
+    /** The file's buffer, or the stream's. */
     private final ByteBuffer buffer;
-    /** Whole lines in {@link #buffer}. */
+    /** Whole lines in {@link #buffer} not written yet. */
     private int lines;
     private boolean failing;
 
-    private AccessSink(FileChannel file, OutputStream stream, boolean owned, String destination) {
+    private AccessSink(LogFile file, OutputStream stream, boolean owned, String destination) {
         this.file = file;
         this.stream = stream;
         this.owned = owned;
         this.destination = destination;
-        this.buffer = file != null ? ByteBuffer.allocateDirect(WRITE_SIZE) : ByteBuffer.allocate(WRITE_SIZE);
+        this.buffer = file != null ? file.buffer() : ByteBuffer.allocate(WRITE_SIZE);
     }
 
-    /** A file opened for appending, closed with the sink. */
-    static AccessSink file(FileChannel file, String destination) {
+    /** A log file, closed with the sink. */
+    static AccessSink file(LogFile file, String destination) {
         return new AccessSink(file, null, true, destination);
     }
 
@@ -50,12 +52,16 @@ final class AccessSink {
         return destination;
     }
 
-    /** Adds a block of lines, writing what is held first when they do not fit; returns the lines lost. */
+    /** Adds a block of lines, writing what is held whenever it fills; returns the lines lost. */
     int add(AccessLog.Lines block) {
         byte[] bytes = block.bytes();
-        int lost = buffer.remaining() < bytes.length ? write() : 0;
-        if (bytes.length > buffer.capacity()) return lost + write(ByteBuffer.wrap(bytes), block.count());
-        buffer.put(bytes);
+        int lost = 0;
+        for (int at = 0; at < bytes.length; ) {
+            if (!buffer.hasRemaining()) lost += write();
+            int n = Math.min(buffer.remaining(), bytes.length - at);
+            buffer.put(bytes, at, n);
+            at += n;
+        }
         lines += block.count();
         return lost;
     }
@@ -84,25 +90,21 @@ final class AccessSink {
     }
 
     private int write() {
-        if (buffer.position() == 0) return 0;
-        int lost = write(buffer.flip(), lines);
-        buffer.clear();
+        int count = lines;
         lines = 0;
-        return lost;
-    }
-
-    private int write(ByteBuffer bytes, int count) {
         try {
             if (file != null) {
-                while (bytes.hasRemaining()) file.write(bytes);
-            } else {
-                stream.write(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
+                file.write();
+            } else if (buffer.position() > 0) {
+                stream.write(buffer.array(), buffer.arrayOffset(), buffer.position());
             }
             failing = false;
             return 0;
         } catch (IOException e) {
             failed(e);
             return count;
+        } finally {
+            if (file == null) buffer.clear();
         }
     }
 

@@ -14,6 +14,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -29,10 +30,12 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.SubmissionPublisher;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -308,17 +311,37 @@ class AccessLogTest {
         }
     }
 
-    @Test
-    void linesAreAppendedToTheAccessLogFile(@TempDir Path dir) throws Exception {
+    @ParameterizedTest(name = "direct={0}")
+    @ValueSource(booleans = {false, true})
+    void linesAreAppendedToTheAccessLogFile(boolean direct, @TempDir Path dir) throws Exception {
         Path file = dir.resolve("access.log");
         Files.writeString(file, "earlier line\n");
-        try (TestServer server = TestServer.start(routes(), options -> options.accessLog(true).accessLogFile(file))) {
+        try (TestServer server = TestServer.start(routes(), options -> options.accessLog(true).accessLogFile(file).accessLogFileDirect(direct))) {
             HttpClient client = HttpClient.newHttpClient();
-            for (int i = 0; i < 3; i++) client.send(HttpRequest.newBuilder(server.uri("/loop?i=" + i)).build(), HttpResponse.BodyHandlers.discarding());
+            for (int i = 0; i < 300; i++) client.send(HttpRequest.newBuilder(server.uri("/loop?i=" + i)).build(), HttpResponse.BodyHandlers.discarding());
         } // stopping flushes the log
         List<String> lines = Files.readAllLines(file);
-        assertThat(lines).hasSize(4).first().isEqualTo("earlier line");
-        assertThat(lines.subList(1, 4)).extracting(text -> Line.parse(text).target()).containsExactly("/loop?i=0", "/loop?i=1", "/loop?i=2");
+        assertThat(lines).hasSize(301).first().isEqualTo("earlier line");
+        assertThat(lines.subList(1, 301)).extracting(text -> Line.parse(text).target())
+                .containsExactlyElementsOf(IntStream.range(0, 300).mapToObj(i -> "/loop?i=" + i).toList());
+    }
+
+    @Test
+    void aNamedPipeAsTheAccessLogFileGetsEveryLine(@TempDir Path dir) throws Exception {
+        Path fifo = dir.resolve("access.fifo");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor()).isZero();
+        CompletableFuture<List<String>> read = CompletableFuture.supplyAsync(() -> {
+            try {
+                return Files.readAllLines(fifo); // until the server closes its end
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        try (TestServer server = TestServer.start(routes(), options -> options.accessLog(true).accessLogFile(fifo))) {
+            HttpClient client = HttpClient.newHttpClient();
+            for (int i = 0; i < 3; i++) client.send(HttpRequest.newBuilder(server.uri("/loop?i=" + i)).build(), HttpResponse.BodyHandlers.discarding());
+        }
+        assertThat(read.get(10, TimeUnit.SECONDS)).extracting(text -> Line.parse(text).target()).containsExactly("/loop?i=0", "/loop?i=1", "/loop?i=2");
     }
 
     @Test

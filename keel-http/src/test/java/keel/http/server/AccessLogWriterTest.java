@@ -61,14 +61,32 @@ class AccessLogWriterTest {
     }
 
     @Test
-    void aQueueHalfFullCutsTheGatheringShort() throws Exception {
+    void aQueueFillingUpIsTakenAtOnceWhileItsLinesGather() throws Exception {
         LineSink sink = LineSink.open();
         AccessLog log = new AccessLog(LogFormat.TEXT, 8, sink, false, "test", TimeUnit.SECONDS.toNanos(30));
         try {
-            for (int i = 0; i < 4; i++) offer(log, "id-" + i); // the first wakes the writer, which gathers for 30 s
-            for (int i = 0; i < 4; i++) assertThat(sink.next()).contains(" request_id=id-" + i + " "); // within 5 s
+            offer(log, "first"); // wakes the writer, which takes it and then lets lines gather for 30 s
+            awaitEmptyQueue(log);
+            for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < 4; i++) offer(log, "id-" + round + "-" + i); // the second fills a quarter of the queue
+                awaitEmptyQueue(log);
+            }
+            assertThat(log.dropped()).as("13 lines through a queue of 8").isZero();
+            assertThat(sink.waiting()).as("lines still gathering").isZero();
         } finally {
             log.close();
+        }
+        assertThat(sink.next()).contains(" request_id=first ");
+        for (int round = 0; round < 3; round++) {
+            for (int i = 0; i < 4; i++) assertThat(sink.next()).contains(" request_id=id-" + round + "-" + i + " ");
+        }
+    }
+
+    private static void awaitEmptyQueue(AccessLog log) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (log.queuedLines() > 0) {
+            if (System.nanoTime() > deadline) throw new AssertionError("the writer did not take the queued lines within 5 s");
+            Thread.onSpinWait();
         }
     }
 
