@@ -10,13 +10,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * A log file that only grows, written from a buffer of its own, around the page cache where the file
- * system allows it. Whole blocks go straight to the disk ({@code O_DIRECT}, from a block-aligned
- * buffer); the last, partial block goes through the page cache, so the file never holds padding and
- * always ends at the last byte written. A log written at a hundred megabytes a second would otherwise
- * fill the page cache with pages nobody reads again, each one copied in (and, on a virtual machine,
- * often first faulted in) by the writing thread. Where {@code O_DIRECT} is refused (tmpfs, some file
- * systems) every byte goes through the page cache.
+ * A log file that only grows, written from a buffer of its own: through the page cache, or, when
+ * asked ({@code log.access-file-direct}) and the file system allows it, around it. Then whole blocks
+ * go straight to the disk ({@code O_DIRECT}, from a block-aligned buffer) and only the last, partial
+ * block through the page cache, so the file never holds padding and always ends at the last byte
+ * written. A log written at a hundred megabytes a second otherwise fills the page cache with pages
+ * nobody reads again, each one copied in (and, on a virtual machine, often first faulted in) by the
+ * writing thread; the price is a writer that waits for the disk. Where {@code O_DIRECT} is refused,
+ * every byte goes through the page cache.
  * <p>
  * It is the file's one writer: writes are positional, from where the file ended when it was opened.
  * When the file's size is not what this writer left (it was truncated, as by {@code logrotate}'s

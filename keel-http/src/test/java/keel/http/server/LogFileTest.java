@@ -40,7 +40,7 @@ class LogFileTest {
         Path file = dir.resolve("access.log");
         Files.writeString(file, "earlier line\n");
         StringBuilder expected = new StringBuilder("earlier line\n");
-        try (LogFile log = LogFile.open(file, 8192)) {
+        try (LogFile log = LogFile.open(file, 8192, true)) {
             if (Set.of("ext4", "xfs", "btrfs").contains(Files.getFileStore(dir).type())) {
                 assertThat(log.direct()).as("whole blocks bypass the page cache on " + Files.getFileStore(dir).type()).isTrue();
             }
@@ -50,7 +50,7 @@ class LogFileTest {
             log.write(); // nothing new: nothing written
         }
         assertThat(Files.readString(file)).isEqualTo(expected.toString());
-        try (LogFile reopened = LogFile.open(file, 4096)) { // starts from the end, mid-block
+        try (LogFile reopened = LogFile.open(file, 4096, true)) { // starts from the end, mid-block
             append(reopened, file, expected, 3_000, 300);
         }
         assertThat(Files.readString(file)).isEqualTo(expected.toString());
@@ -60,7 +60,7 @@ class LogFileTest {
     void aFileTruncatedUnderTheWriterGetsTheNextLinesFromItsNewEnd(@TempDir Path dir) throws IOException {
         Path file = dir.resolve("access.log");
         StringBuilder expected = new StringBuilder();
-        try (LogFile log = LogFile.open(file, 8192)) {
+        try (LogFile log = LogFile.open(file, 8192, true)) {
             append(log, file, expected, 0, 100);
             try (FileChannel rotation = FileChannel.open(file, StandardOpenOption.WRITE)) {
                 rotation.truncate(0); // as logrotate's copytruncate does
