@@ -31,6 +31,12 @@ import java.util.function.Consumer;
  */
 public final class BrokerConnection implements HealthCheck, AutoCloseable {
     private static final Log LOG = Log.of(BrokerConnection.class);
+    /**
+     * How often a broker still unreachable for the same reason is warned about again: the tries in
+     * between (one every {@code amqp.recovery-interval}) are logged at debug level, so a server started
+     * without its broker does not write a warning a second.
+     */
+    private static final long WARN_AGAIN_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     /** The connection as the application sees it. */
     public enum State {
@@ -117,6 +123,9 @@ public final class BrokerConnection implements HealthCheck, AutoCloseable {
     }
 
     private void connectUntilUp() {
+        String warnedCause = null;
+        long warnedAt = 0;
+        int tries = 0;
         while (status.state() != State.CLOSED) {
             Connection opened = null;
             try {
@@ -134,9 +143,19 @@ public final class BrokerConnection implements HealthCheck, AutoCloseable {
                 firstConnect.countDown();
                 return;
             } catch (Exception e) {
-                moveTo(State.DOWN, describe(e));
-                LOG.warn("broker_unreachable", "name", name, "broker", options.brokerAddress(), "cause", describe(e),
-                        "retry_in", ConfigValues.duration(options.recoveryInterval()));
+                String cause = describe(e);
+                moveTo(State.DOWN, cause);
+                tries++;
+                long now = System.nanoTime();
+                Object[] fields = {"name", name, "broker", options.brokerAddress(), "cause", cause,
+                        "retry_in", ConfigValues.duration(options.recoveryInterval()), "tries", tries};
+                if (!cause.equals(warnedCause) || now - warnedAt >= WARN_AGAIN_NANOS) {
+                    LOG.warn("broker_unreachable", fields);
+                    warnedCause = cause;
+                    warnedAt = now;
+                } else {
+                    LOG.debug("broker_unreachable", fields);
+                }
                 if (opened != null) opened.abort(1_000);
                 if (!pause(options.recoveryInterval())) return;
             }
