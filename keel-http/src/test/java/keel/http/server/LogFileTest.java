@@ -35,6 +35,14 @@ class LogFileTest {
         assertThat(Files.readString(file)).isEqualTo(expected.toString());
     }
 
+    /** Empties the file under the writer, as logrotate's {@code copytruncate} does. */
+    private static void truncate(Path file, StringBuilder expected) throws IOException {
+        try (FileChannel rotation = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            rotation.truncate(0);
+        }
+        expected.setLength(0);
+    }
+
     @Test
     void linesAreAppendedAfterWhatTheFileHeldAndNothingElseIsEverInIt(@TempDir Path dir) throws IOException {
         Path file = dir.resolve("access.log");
@@ -62,10 +70,7 @@ class LogFileTest {
         StringBuilder expected = new StringBuilder();
         try (LogFile log = LogFile.open(file, 8192, true)) {
             append(log, file, expected, 0, 100);
-            try (FileChannel rotation = FileChannel.open(file, StandardOpenOption.WRITE)) {
-                rotation.truncate(0); // as logrotate's copytruncate does
-            }
-            expected.setLength(0);
+            truncate(file, expected);
             append(log, file, expected, 100, 100);
             Files.writeString(file, "written by someone else\n", StandardOpenOption.APPEND);
             expected.append("written by someone else\n");
@@ -82,10 +87,7 @@ class LogFileTest {
         try (LogFile log = LogFile.open(file, 8192, false)) { // as where the file system refuses O_DIRECT
             assertThat(log.direct()).isFalse();
             append(log, file, expected, 0, 500);
-            try (FileChannel rotation = FileChannel.open(file, StandardOpenOption.WRITE)) {
-                rotation.truncate(0);
-            }
-            expected.setLength(0);
+            truncate(file, expected);
             append(log, file, expected, 500, 100);
         }
         assertThat(Files.readString(file)).isEqualTo(expected.toString());
