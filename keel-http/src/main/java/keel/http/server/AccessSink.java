@@ -9,7 +9,8 @@ import java.nio.ByteBuffer;
 /**
  * Where the access log's writer puts its lines: a stream (standard output, a caller's) or a file
  * ({@link LogFile}), in writes of up to 64 KiB, or of up to 1 MiB when the file's whole blocks go
- * straight to the disk (fewer, larger writes: each one waits for the disk). A failed write loses its
+ * straight to the disk (fewer, larger writes: each one waits for the disk), that end on whole lines (a
+ * reader following the file never sees half a line). A failed write loses its
  * lines: each call returns how many, and the first failure after a success is logged. Writer thread
  * only.
  */
@@ -52,11 +53,11 @@ final class AccessSink {
         return destination;
     }
 
-    /** Adds a block of lines, writing what is held whenever it fills; returns the lines lost. */
+    /** Adds a block of lines, writing what is held first when it does not fit; returns the lines lost. */
     int add(AccessLog.Lines block) {
         byte[] bytes = block.bytes();
-        int lost = 0;
-        for (int at = 0; at < bytes.length; ) {
+        int lost = bytes.length > buffer.remaining() ? write() : 0;
+        for (int at = 0; at < bytes.length; ) { // in pieces only when larger than the buffer
             if (!buffer.hasRemaining()) lost += write();
             int n = Math.min(buffer.remaining(), bytes.length - at);
             buffer.put(bytes, at, n);

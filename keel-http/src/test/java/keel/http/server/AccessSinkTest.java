@@ -1,0 +1,63 @@
+package keel.http.server;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The access log's sink: its writes end on whole lines, so a reader following the file never sees half of one. */
+class AccessSinkTest {
+    /** A block of {@code count} lines of about {@code size} bytes each. */
+    private static AccessLog.Lines block(int first, int count, int size) {
+        StringBuilder text = new StringBuilder();
+        for (int n = first; n < first + count; n++) {
+            String head = "line " + n + " ";
+            text.append(head).append("x".repeat(Math.max(0, size - head.length() - 1))).append('\n');
+        }
+        return new AccessLog.Lines(text.toString().getBytes(StandardCharsets.US_ASCII), count);
+    }
+
+    @Test
+    void everyWriteEndsOnAWholeLineAndTogetherTheyHoldEveryLineInOrder() {
+        List<byte[]> writes = new ArrayList<>();
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        OutputStream stream = new OutputStream() {
+            @Override
+            public void write(int b) {
+                write(new byte[]{(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] bytes, int offset, int length) {
+                byte[] written = Arrays.copyOfRange(bytes, offset, offset + length);
+                writes.add(written);
+                all.writeBytes(written);
+            }
+        };
+        AccessSink sink = AccessSink.stream(stream, false, "test");
+        StringBuilder expected = new StringBuilder();
+        int line = 0;
+        for (int round = 0; round < 400; round++) {
+            // Blocks of 1 to 60 lines of 37 to 300 bytes: most do not fit in what is left of the 64 KiB held.
+            int count = 1 + round * 7 % 60;
+            int size = 37 + round * 53 % 264;
+            AccessLog.Lines block = block(line, count, size);
+            expected.append(new String(block.bytes(), StandardCharsets.US_ASCII));
+            assertThat(sink.add(block)).isZero();
+            line += count;
+        }
+        assertThat(sink.flush()).isZero();
+        assertThat(writes).hasSizeGreaterThan(10);
+        assertThat(writes).allSatisfy(write -> {
+            assertThat(write.length).isLessThanOrEqualTo(AccessSink.WRITE_SIZE);
+            assertThat(write[write.length - 1]).as("the last byte of a write").isEqualTo((byte) '\n');
+        });
+        assertThat(all.toString(StandardCharsets.US_ASCII)).isEqualTo(expected.toString());
+    }
+}
