@@ -6,7 +6,6 @@
 module keel.http {
     requires transitive keel.core;
     requires java.management;
-    requires jdk.unsupported; // com.sun.nio.file.ExtendedOpenOption.DIRECT, for the access log file
 
     exports keel.http;
     exports keel.http.client;

@@ -89,10 +89,10 @@ class ConfigurationTest {
                   format: json
                   access-file: /var/log/keel/access.log
                   access-queue: 100
-                  access-file-direct: true
+                  access-file-drop-behind: false
                 """);
         ServerOptions.Logging logging = Main.options(List.of("--config", file.toString(), "--access-log-queue", "50")).logging();
-        assertThat(logging).isEqualTo(new ServerOptions.Logging(keel.core.log.LogFormat.JSON, true, Path.of("/var/log/keel/access.log"), 50, true));
+        assertThat(logging).isEqualTo(new ServerOptions.Logging(keel.core.log.LogFormat.JSON, true, Path.of("/var/log/keel/access.log"), 50, false));
         assertThatThrownBy(() -> Main.options(List.of("--log-format", "xml"))).hasMessageContaining("--log-format").hasMessageContaining("text|json");
         assertThatThrownBy(() -> Main.options(List.of("--access-log-queue", "0"))).hasMessageContaining("--access-log-queue");
     }

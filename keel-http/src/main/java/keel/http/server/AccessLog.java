@@ -34,8 +34,7 @@ final class AccessLog implements AutoCloseable {
      * line; at a hundred megabytes a second, a write of a megabyte. The time a line may take to reach
      * the file, or the terminal. A queue a quarter full wakes the writer early, to take its lines: the
      * rest of the queue's default bound holds 6 ms of lines at a million a second, the writer's slack
-     * when it waits for a busy CPU, for a page cache that is slow to take the lines, or for the disk
-     * when the file is written straight to it (a megabyte took up to 60 ms on a busy machine).
+     * when it waits for a busy CPU or for a page cache that is slow to take the lines.
      */
     private static final long GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long CLOSE_WAIT_MILLIS = 5_000;
@@ -94,8 +93,7 @@ final class AccessLog implements AutoCloseable {
             if (Files.exists(file) && !Files.isRegularFile(file)) {
                 sink = AccessSink.stream(Files.newOutputStream(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND), true, file.toString());
             } else {
-                boolean direct = options.accessFileDirect();
-                sink = AccessSink.file(LogFile.open(file, direct ? AccessSink.DIRECT_WRITE_SIZE : AccessSink.WRITE_SIZE, direct), file.toString());
+                sink = AccessSink.file(LogFile.open(file, AccessSink.WRITE_SIZE, options.accessFileDropBehind()), file.toString());
             }
         } catch (IOException e) {
             throw new IOException("cannot open the access log file " + file + " (log.access-file): " + e.getMessage(), e);

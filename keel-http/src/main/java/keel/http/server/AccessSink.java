@@ -8,16 +8,13 @@ import java.nio.ByteBuffer;
 
 /**
  * Where the access log's writer puts its lines: a stream (standard output, a caller's) or a file
- * ({@link LogFile}), in writes of up to 64 KiB, or of up to 1 MiB when the file's whole blocks go
- * straight to the disk (fewer, larger writes: each one waits for the disk), that end on whole lines (a
- * reader following the file never sees half a line). A failed write loses its
- * lines: each call returns how many, and the first failure after a success is logged. Writer thread
- * only.
+ * ({@link LogFile}), in writes of up to 64 KiB that end on whole lines (a reader following the file
+ * never sees half a line). A failed write loses its lines: each call returns how many, and the first
+ * failure after a success is logged. Writer thread only.
  */
 final class AccessSink {
     private static final Log LOG = Log.of(AccessSink.class);
     static final int WRITE_SIZE = 64 * 1024;
-    static final int DIRECT_WRITE_SIZE = 1024 * 1024;
 
     /** Null when the sink is a stream. */
     private final LogFile file;

@@ -384,9 +384,9 @@ public record ServerOptions(
             @Knob(key = "log.access-queue", flag = "--access-log-queue", value = "8192", min = 1, max = 1 << 20,
                     doc = "the access log lines that may wait for its writer; a block of lines that would take the queue past it is dropped and counted, never waited for")
             int accessQueue,
-            @Knob(key = "log.access-file-direct", flag = "--access-log-file-direct", value = "false",
-                    doc = "write the access log file's whole blocks straight to the disk (O_DIRECT), around the page cache: less CPU a line and no page cache filled with the log, but the writer then waits for the disk, so give `log.access-queue` room for the disk's stalls; where the file system refuses it, the page cache takes every byte")
-            boolean accessFileDirect) {
+            @Knob(key = "log.access-file-drop-behind", flag = "--access-log-file-drop-behind", value = "true",
+                    doc = "drop the access log file's pages from the page cache once they are on the disk (Linux, when native access is enabled for Keel, as `bin/keel` does): a busy log then neither fills the page cache nor pays to copy into fresh pages; `false` leaves them to the kernel")
+            boolean accessFileDropBehind) {
         public Logging {
             Objects.requireNonNull(format, "log.format");
             if (accessQueue < 1 || accessQueue > 1 << 20) throw new IllegalArgumentException("log.access-queue must be in 1..1048576");
@@ -477,7 +477,7 @@ public record ServerOptions(
         public Builder accessLog(boolean accessLog) { return set("log.access", accessLog); }
         public Builder accessLogFile(Path accessLogFile) { return set("log.access-file", accessLogFile); }
         public Builder accessLogQueue(int accessLogQueue) { return set("log.access-queue", accessLogQueue); }
-        public Builder accessLogFileDirect(boolean accessLogFileDirect) { return set("log.access-file-direct", accessLogFileDirect); }
+        public Builder accessLogFileDropBehind(boolean accessLogFileDropBehind) { return set("log.access-file-drop-behind", accessLogFileDropBehind); }
 
         /** Adds settings for the routes of one pattern (after those added before: a later one wins). */
         public Builder route(RouteSettings route) { this.routes.add(Objects.requireNonNull(route, "route")); return this; }

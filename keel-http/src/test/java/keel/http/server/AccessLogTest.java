@@ -311,12 +311,12 @@ class AccessLogTest {
         }
     }
 
-    @ParameterizedTest(name = "direct={0}")
+    @ParameterizedTest(name = "dropBehind={0}")
     @ValueSource(booleans = {false, true})
-    void linesAreAppendedToTheAccessLogFile(boolean direct, @TempDir Path dir) throws Exception {
+    void linesAreAppendedToTheAccessLogFile(boolean dropBehind, @TempDir Path dir) throws Exception {
         Path file = dir.resolve("access.log");
         Files.writeString(file, "earlier line\n");
-        try (TestServer server = TestServer.start(routes(), options -> options.accessLog(true).accessLogFile(file).accessLogFileDirect(direct))) {
+        try (TestServer server = TestServer.start(routes(), options -> options.accessLog(true).accessLogFile(file).accessLogFileDropBehind(dropBehind))) {
             HttpClient client = HttpClient.newHttpClient();
             for (int i = 0; i < 300; i++) client.send(HttpRequest.newBuilder(server.uri("/loop?i=" + i)).build(), HttpResponse.BodyHandlers.discarding());
         } // stopping flushes the log

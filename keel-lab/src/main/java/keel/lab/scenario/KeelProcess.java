@@ -62,6 +62,7 @@ public final class KeelProcess implements AutoCloseable {
         if (cpu >= 0) command.addAll(List.of("taskset", "-c", Integer.toString(cpu)));
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.add("-XX:+PrintCommandLineFlags"); // the log's first line then names the GC the JVM picked
+        command.add("--enable-native-access=ALL-UNNAMED"); // as bin/keel starts it
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), "keel.lab.Main", "serve", "--port", Integer.toString(port)));
         List<String> given = List.of(flags);
