@@ -107,7 +107,7 @@ class ServerTlsTest {
     @ParameterizedTest
     @EnumSource(Transport.class)
     void aPlainHttpRequestToTheTlsPortGetsAClearText400AtOnce(Transport transport) throws Exception {
-        HandshakeFailureCounter failures = new HandshakeFailureCounter();
+        ReasonCounter failures = new ReasonCounter();
         try (HttpServer server = start(transport, failures, b -> { }); RawClient client = RawClient.connect(server.port())) {
             long start = System.nanoTime();
             RawClient.RawResponse response = client.send(RawClient.get("/hello")).read(false);
@@ -123,7 +123,7 @@ class ServerTlsTest {
     @ParameterizedTest
     @EnumSource(Transport.class)
     void aClientThatDoesNotTrustTheServerFailsTheHandshakeAndItIsCounted(Transport transport) throws Exception {
-        HandshakeFailureCounter failures = new HandshakeFailureCounter();
+        ReasonCounter failures = new ReasonCounter();
         SSLContext trustsAnotherCertificate = TlsContexts.client(TestCertificates.untrustedCertPem());
         try (HttpServer server = start(transport, failures, b -> { }); HttpClient client = client(trustsAnotherCertificate)) {
             assertThatThrownBy(() -> get(client, "https://localhost:" + server.port() + "/hello")).isInstanceOf(SSLHandshakeException.class);
@@ -152,7 +152,7 @@ class ServerTlsTest {
         // ClientHello by hand (RFC 4346 §7.4.1.2): no extensions, two CBC suites of that era.
         byte[] hello = HexFormat.of().parseHex("16030100" + "2f" + "010000" + "2b" + "0302"
                 + "00".repeat(32) + "00" + "0004" + "c009002f" + "0100");
-        HandshakeFailureCounter failures = new HandshakeFailureCounter();
+        ReasonCounter failures = new ReasonCounter();
         try (HttpServer server = start(transport, failures, b -> { }); Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(5_000);
             socket.getOutputStream().write(hello);
@@ -167,7 +167,7 @@ class ServerTlsTest {
     @ParameterizedTest
     @EnumSource(Transport.class)
     void aHandshakeThatStallsIsClosedAtTheHandshakeTimeoutAndCounted(Transport transport) throws Exception {
-        HandshakeFailureCounter failures = new HandshakeFailureCounter();
+        ReasonCounter failures = new ReasonCounter();
         try (HttpServer server = start(transport, failures, b -> b.tlsHandshakeTimeout(Duration.ofMillis(300)));
              Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.setSoTimeout(5_000);
@@ -182,7 +182,7 @@ class ServerTlsTest {
     @ParameterizedTest
     @EnumSource(Transport.class)
     void mutualTlsNeedRefusesAClientWithoutACertificateAndShowsTheHandlerTheOther(Transport transport) throws Exception {
-        HandshakeFailureCounter failures = new HandshakeFailureCounter();
+        ReasonCounter failures = new ReasonCounter();
         try (HttpServer server = start(transport, failures, b -> b.tlsClientAuth(ClientAuth.NEED).tlsClientTrust(TestCertificates.caPem()));
              HttpClient anonymous = client(TestCertificates.clientContextTrustingCa());
              HttpClient withCertificate = client(TestCertificates.clientContextWithClientCert())) {

@@ -145,7 +145,7 @@ class TlsExchangeTest {
     @ParameterizedTest
     @EnumSource(Transport.class)
     void aTls12RenegotiationIsRefusedClosedAndCounted(Transport transport) throws Exception {
-        HandshakeFailureCounter failures = new HandshakeFailureCounter();
+        ReasonCounter failures = new ReasonCounter();
         try (HttpServer server = start(transport, failures, b -> { })) {
             Process openssl;
             try {
