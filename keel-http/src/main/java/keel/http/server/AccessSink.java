@@ -8,13 +8,15 @@ import java.nio.ByteBuffer;
 
 /**
  * Where the access log's writer puts its lines: a stream (standard output, a caller's) or a file
- * ({@link LogFile}), in writes of up to 64 KiB that end on whole lines (a reader following the file
- * never sees half a line). A failed write loses its lines: each call returns how many, and the first
+ * ({@link LogFile}), in writes of up to 1 MiB that end on whole lines (a reader following the file
+ * never sees half a line). Large writes, because each write to a file has a price of its own, whatever
+ * its size: with 64 KiB writes the writer threads cost 0.14-0.17 µs a pipelined line, with 1 MiB
+ * writes 0.10. A failed write loses its lines: each call returns how many, and the first
  * failure after a success is logged. Writer thread only.
  */
 final class AccessSink {
     private static final Log LOG = Log.of(AccessSink.class);
-    static final int WRITE_SIZE = 64 * 1024;
+    static final int WRITE_SIZE = 1024 * 1024;
 
     /** Null when the sink is a stream. */
     private final LogFile file;

@@ -43,8 +43,8 @@ class AccessSinkTest {
         AccessSink sink = AccessSink.stream(stream, false, "test");
         StringBuilder expected = new StringBuilder();
         int line = 0;
-        for (int round = 0; round < 400; round++) {
-            // Blocks of 1 to 60 lines of 37 to 300 bytes: most do not fit in what is left of the 64 KiB held.
+        for (int round = 0; round < 4_000; round++) {
+            // Blocks of 1 to 60 lines of 37 to 300 bytes, about 20 MB: at the end of each write, a block that does not fit in what is left.
             int count = 1 + round * 7 % 60;
             int size = 37 + round * 53 % 264;
             AccessLog.Lines block = block(line, count, size);
