@@ -3,6 +3,7 @@ package keel.http.server;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -21,6 +22,17 @@ class LineBufferTest {
         }
         line.endLine();
         assertThat(taken(line)).isEqualTo("0 7 10 99 100 123456789 1000000000 2147483647 2147483648 9223372036854775807 \n");
+    }
+
+    @Test
+    void everyCountIsWrittenAsItsDecimalDigits() {
+        SplittableRandom random = new SplittableRandom(42);
+        for (int n = 0; n < 200_000; n++) {
+            long value = n < 100_000 ? n : random.nextLong(Integer.MAX_VALUE + 1L) >>> random.nextInt(31);
+            LineBuffer line = new LineBuffer(32);
+            line.decimal(value).endLine();
+            assertThat(taken(line)).as("%d", value).isEqualTo(value + "\n");
+        }
     }
 
     @Test
