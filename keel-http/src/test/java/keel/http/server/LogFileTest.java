@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The access log's file, through real files: every byte lands once, in order, and its pages leave the page cache once on the disk. */
 class LogFileTest {
-    /** Lines of 1 to 300 bytes, so writes end anywhere in a block. */
+    /** Lines of 1 to 300 bytes, so writes end anywhere in a page. */
     private static String line(int n) {
         return "line " + n + " " + "x".repeat((n * 37) % 300) + "\n";
     }
