@@ -1,5 +1,7 @@
 package keel.http.server;
 
+import keel.core.log.Log;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -29,10 +31,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p>
  * Linux only (x86-64 and AArch64, whose constants these are), through the FFM API on a read-only
  * descriptor of its own, and only when native access is enabled for Keel's module ({@code bin/keel}
- * enables it): {@link #open} returns null otherwise, and the file is written through the page cache as
+ * enables it): {@link #open} returns null otherwise, says why in the log, and the file is written through the page cache as
  * usual. {@link #from}, {@link #written} and {@link #close}: the file's writer thread only.
  */
 final class DropBehind implements AutoCloseable {
+    private static final Log LOG = Log.of(DropBehind.class);
     static final int STEP_BYTES = 4 * 1024 * 1024;
     private static final int O_RDONLY = 0;
     private static final int O_CLOEXEC = 0x80000;
@@ -59,22 +62,36 @@ final class DropBehind implements AutoCloseable {
         this.thread = Thread.ofPlatform().name("keel-access-log-drop").daemon(true).start(this::dropUntilClosed);
     }
 
-    /** True where this can work: Linux on x86-64 or AArch64, with native access enabled for this module. */
-    static boolean available() {
-        return "Linux".equals(System.getProperty("os.name"))
-                && Set.of("amd64", "x86_64", "aarch64").contains(System.getProperty("os.arch"))
-                && DropBehind.class.getModule().isNativeAccessEnabled();
+    /** Null where this can work (Linux on x86-64 or AArch64, with native access enabled for this module), else why not. */
+    static String unavailable() {
+        if (!"Linux".equals(System.getProperty("os.name"))) return "not Linux";
+        if (!Set.of("amd64", "x86_64", "aarch64").contains(System.getProperty("os.arch"))) return "not x86-64 or AArch64";
+        Module module = DropBehind.class.getModule();
+        if (!module.isNativeAccessEnabled()) {
+            return "native access is not enabled: run the JVM with --enable-native-access="
+                    + (module.isNamed() ? module.getName() : "ALL-UNNAMED");
+        }
+        return null;
     }
 
-    /** Drops {@code file}'s pages behind a writer that starts at {@code from}; null where that is not {@link #available}. */
+    /**
+     * Drops {@code file}'s pages behind a writer that starts at {@code from}; null, said once in the
+     * log, where that is not possible ({@link #unavailable}, or the file cannot be opened for it).
+     */
     static DropBehind open(Path file, long from) {
-        if (!available()) return null;
+        String unavailable = unavailable();
+        if (unavailable != null) {
+            LOG.info("access_log_drop_behind_off", "file", file, "reason", unavailable);
+            return null;
+        }
         try (Arena arena = Arena.ofConfined()) {
             int fd = (int) Native.OPEN.invokeExact(arena.allocateFrom(file.toString()), O_RDONLY | O_CLOEXEC);
-            return fd < 0 ? null : new DropBehind(fd, from);
+            if (fd >= 0) return new DropBehind(fd, from);
+            LOG.info("access_log_drop_behind_off", "file", file, "reason", "open failed");
         } catch (Throwable e) {
-            return null; // as where it is not available: the page cache keeps the pages
+            LOG.info("access_log_drop_behind_off", "file", file, "reason", e.toString());
         }
+        return null; // the page cache keeps the pages, as without this
     }
 
     /** The writer moved to {@code offset} (the file was truncated, or written by someone else): steps count from there. */
@@ -144,7 +161,7 @@ final class DropBehind implements AutoCloseable {
         }
     }
 
-    /** The C functions, linked on first use (never where {@link #available} is false). */
+    /** The C functions, linked on first use (never where {@link #unavailable} gives a reason). */
     private static final class Native {
         static final MethodHandle OPEN = function("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
         static final MethodHandle SYNC_FILE_RANGE = function("sync_file_range", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
