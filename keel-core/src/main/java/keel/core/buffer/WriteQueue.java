@@ -23,10 +23,13 @@ public final class WriteQueue {
     public static final int COPY_THRESHOLD = 4096;
     private static final int MAX_BUFFERS_PER_WRITE = 64;
 
+    private static final ByteBuffer[] NO_BUFFERS = {};
+
     private final BufferPool pool;
-    /** Buffers in read mode; read-only ones belong to the caller and never return to the pool. */
-    private final ArrayDeque<ByteBuffer> queued = new ArrayDeque<>();
-    private final ByteBuffer[] gather = new ByteBuffer[MAX_BUFFERS_PER_WRITE];
+    /** Buffers in read mode; read-only ones belong to the caller and never return to the pool. Small at first: most connections queue one or two. */
+    private final ArrayDeque<ByteBuffer> queued = new ArrayDeque<>(3);
+    /** The buffers of one gathering write; made when a write first needs more than one, and as large as writes have needed. */
+    private ByteBuffer[] gather = NO_BUFFERS;
     private ByteBuffer tail;
     private long queuedBytes;
 
@@ -119,12 +122,16 @@ public final class WriteQueue {
     public boolean writeTo(GatheringByteChannel channel) throws IOException {
         sealTail();
         while (!queued.isEmpty()) {
-            int count = gather();
             long written;
-            try {
-                written = count == 1 ? channel.write(gather[0]) : channel.write(gather, 0, count);
-            } finally {
-                Arrays.fill(gather, 0, count, null);
+            if (queued.size() == 1) {
+                written = channel.write(queued.peekFirst());
+            } else {
+                int count = gather();
+                try {
+                    written = channel.write(gather, 0, count);
+                } finally {
+                    Arrays.fill(gather, 0, count, null);
+                }
             }
             queuedBytes -= written;
             releaseWritten();
@@ -152,6 +159,8 @@ public final class WriteQueue {
 
     /** Puts the first queued buffers into {@link #gather}; returns how many. */
     private int gather() {
+        int needed = Math.min(queued.size(), MAX_BUFFERS_PER_WRITE);
+        if (gather.length < needed) gather = new ByteBuffer[Math.min(MAX_BUFFERS_PER_WRITE, Math.max(needed, 2 * gather.length))];
         int count = 0;
         for (ByteBuffer buffer : queued) {
             gather[count++] = buffer;

@@ -16,6 +16,8 @@ class WriteQueueTest {
     private static final class TrickleChannel implements GatheringByteChannel {
         final ByteArrayOutputStream written = new ByteArrayOutputStream();
         int perCall;
+        /** The most buffers one gathering write was handed. */
+        int mostBuffers;
 
         TrickleChannel(int perCall) {
             this.perCall = perCall;
@@ -23,6 +25,7 @@ class WriteQueueTest {
 
         @Override
         public long write(ByteBuffer[] srcs, int offset, int length) {
+            mostBuffers = Math.max(mostBuffers, length);
             long total = 0;
             for (int i = offset; i < offset + length && total < perCall; i++) total += write(srcs[i], (int) (perCall - total));
             return total;
@@ -74,6 +77,25 @@ class WriteQueueTest {
         assertThat(channel.written.toString(StandardCharsets.ISO_8859_1)).isEqualTo(expected);
         assertThat(queue.isEmpty()).isTrue();
         assertThat(pool.idleCount()).isPositive();
+    }
+
+    @Test
+    void gathersAtMostSixtyFourBuffersAWriteAndKeepsTheirOrderHoweverManyAreQueued() throws IOException {
+        WriteQueue queue = new WriteQueue(new BufferPool(64, 4));
+        ByteArrayOutputStream expected = new ByteArrayOutputStream();
+        for (int i = 0; i < 150; i++) {
+            byte[] body = new byte[WriteQueue.COPY_THRESHOLD]; // queued as it is: one buffer each
+            Arrays.fill(body, (byte) i);
+            queue.put(body);
+            expected.write(body, 0, body.length);
+            if (i % 50 == 0) queue.putAscii("line " + i + "\r\n"); // and a copied one between them now and then
+            if (i % 50 == 0) expected.writeBytes(("line " + i + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        }
+        TrickleChannel channel = new TrickleChannel(100 * WriteQueue.COPY_THRESHOLD);
+        while (!queue.writeTo(channel)) channel.perCall = 100 * WriteQueue.COPY_THRESHOLD;
+        assertThat(channel.written.toByteArray()).isEqualTo(expected.toByteArray());
+        assertThat(channel.mostBuffers).isEqualTo(64);
+        assertThat(queue.isEmpty()).isTrue();
     }
 
     @Test

@@ -87,8 +87,8 @@ final class Http1Protocol implements Protocol, Exchange {
     private int reservedAnswers;
     /** The run of the request being handled while pipelined requests may join it, else null. */
     private PipelineRun run;
-    /** The requests that joined it, in order; at most {@code server.pipeline-run}. */
-    private final ArrayDeque<Ahead> ahead = new ArrayDeque<>();
+    /** The requests that joined it, in order; at most {@code server.pipeline-run}. Small until pipelining needs more. */
+    private final ArrayDeque<Ahead> ahead = new ArrayDeque<>(3);
     /** What was parsed behind them and could not join (another execution, an error, a 100-continue): handled in its turn. */
     private ParseResult held;
     /** The channel's input while {@link #onInput} hands a request over, else null. */
