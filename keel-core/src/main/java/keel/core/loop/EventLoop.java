@@ -118,7 +118,7 @@ public final class EventLoop implements Executor {
         this.budgetNanos = options.turnBudget().toNanos();
         this.clock = clock;
         this.tasks = new TaskQueue(options.taskQueueSize());
-        this.timers = new Timers(options.maxTimers(), clock.getAsLong());
+        this.timers = new Timers(options.maxTimers(), clock.getAsLong(), e -> LOG.error("timer_failed", e, "loop", name()));
         try {
             this.poller = options.poller().open();
         } catch (IOException e) {
@@ -232,13 +232,7 @@ public final class EventLoop implements Executor {
      */
     public Timer schedule(long delay, TimeUnit unit, Runnable task) {
         assert inEventLoop() : "schedule outside the event loop";
-        return timers.schedule(clock.getAsLong() + unit.toNanos(delay), () -> {
-            try {
-                task.run();
-            } catch (Throwable e) {
-                LOG.error("timer_failed", e, "loop", name());
-            }
-        });
+        return timers.schedule(clock.getAsLong() + unit.toNanos(delay), task);
     }
 
     /**

@@ -2,6 +2,7 @@ package keel.core.loop;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The timers of one event loop: a hashed timing wheel, confined to the loop thread.
@@ -34,9 +35,13 @@ final class Timers {
     /** Buckets and timers looked at while running and searching: the work the wheel does. */
     private long visits;
 
-    Timers(int capacity, long originNanos) {
+    /** Where the failure of a timer's task goes; the timers due with it still run. */
+    private final Consumer<Throwable> failures;
+
+    Timers(int capacity, long originNanos, Consumer<Throwable> failures) {
         this.capacity = capacity;
         this.origin = originNanos;
+        this.failures = failures;
     }
 
     Timer schedule(long deadlineNanos, Runnable task) {
@@ -83,7 +88,12 @@ final class Timers {
         due.sort(null);
         int ran = 0;
         for (Timer timer : due) {
-            if (timer.fire()) ran++; // a timer cancelled by one that fired before it stays quiet
+            try {
+                if (timer.fire()) ran++; // a timer cancelled by one that fired before it stays quiet
+            } catch (Throwable failure) {
+                ran++;
+                failures.accept(failure);
+            }
         }
         due.clear();
         return ran;

@@ -15,8 +15,25 @@ class TimersTest {
     private static final long SECOND = TimeUnit.SECONDS.toNanos(1);
 
     @Test
+    void aFailingTimerGoesToTheFailureSinkAndTheTimersDueWithItStillFire() {
+        List<Throwable> failures = new ArrayList<>();
+        Timers timers = new Timers(16, 0, failures::add);
+        List<String> fired = new ArrayList<>();
+        IllegalStateException boom = new IllegalStateException("boom");
+        timers.schedule(100, () -> fired.add("a"));
+        timers.schedule(150, () -> {
+            throw boom;
+        });
+        timers.schedule(200, () -> fired.add("c"));
+        assertThat(timers.runExpired(200)).isEqualTo(3);
+        assertThat(fired).containsExactly("a", "c");
+        assertThat(failures).containsExactly(boom);
+        assertThat(timers.size()).isZero();
+    }
+
+    @Test
     void firesDueTimersInDeadlineOrderAndKeepsTheRest() {
-        Timers timers = new Timers(16, 0);
+        Timers timers = new Timers(16, 0, TimersTest::rethrow);
         List<String> fired = new ArrayList<>();
         timers.schedule(300, () -> fired.add("c"));
         timers.schedule(100, () -> fired.add("a"));
@@ -31,7 +48,7 @@ class TimersTest {
 
     @Test
     void timersWithTheSameDeadlineFireInSchedulingOrder() {
-        Timers timers = new Timers(16, 0);
+        Timers timers = new Timers(16, 0, TimersTest::rethrow);
         List<Integer> fired = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             int n = i;
@@ -43,7 +60,7 @@ class TimersTest {
 
     @Test
     void cancelledTimersNeverFireAndDoNotCountForTheNextDeadline() {
-        Timers timers = new Timers(16, 0);
+        Timers timers = new Timers(16, 0, TimersTest::rethrow);
         List<String> fired = new ArrayList<>();
         Timer early = timers.schedule(10 * MS, () -> fired.add("early"));
         timers.schedule(40 * MS, () -> fired.add("late"));
@@ -58,7 +75,7 @@ class TimersTest {
 
     @Test
     void aTimerSeveralTurnsOfTheWheelAwayFiresAtItsDeadlineNotWhenItsBucketComesRoundBefore() {
-        Timers timers = new Timers(16, 0);
+        Timers timers = new Timers(16, 0, TimersTest::rethrow);
         List<String> fired = new ArrayList<>();
         timers.schedule(30 * SECOND, () -> fired.add("late"));
         timers.schedule(30 * SECOND - 8 * SECOND, () -> fired.add("a turn or two earlier"));
@@ -74,7 +91,7 @@ class TimersTest {
 
     @Test
     void aLoopThatStalledForManyTurnsFiresEverythingDueInDeadlineOrder() {
-        Timers timers = new Timers(64, 0);
+        Timers timers = new Timers(64, 0, TimersTest::rethrow);
         List<Long> fired = new ArrayList<>();
         for (long at : new long[] {20 * SECOND, 3 * MS, 9 * SECOND, 4_100 * MS, 60 * SECOND}) {
             timers.schedule(at, () -> fired.add(at));
@@ -86,7 +103,7 @@ class TimersTest {
 
     @Test
     void aTimerScheduledByAFiringTimerForNowFiresInTheNextRun() {
-        Timers timers = new Timers(16, 0);
+        Timers timers = new Timers(16, 0, TimersTest::rethrow);
         List<String> fired = new ArrayList<>();
         timers.schedule(5, () -> timers.schedule(5, () -> fired.add("second")));
         timers.runExpired(5);
@@ -98,7 +115,7 @@ class TimersTest {
 
     @Test
     void aTimerCancelledByOneThatFiredBeforeItInTheSameRunStaysQuiet() {
-        Timers timers = new Timers(16, 0);
+        Timers timers = new Timers(16, 0, TimersTest::rethrow);
         List<String> fired = new ArrayList<>();
         Timer[] second = new Timer[1];
         timers.schedule(1, () -> second[0].cancel());
@@ -110,7 +127,7 @@ class TimersTest {
     @Test
     void handlesClockValuesAcrossLongOverflow() {
         long now = Long.MAX_VALUE - 5;
-        Timers timers = new Timers(16, now);
+        Timers timers = new Timers(16, now, TimersTest::rethrow);
         List<String> fired = new ArrayList<>();
         timers.schedule(now + 10, () -> fired.add("after-overflow"));
         assertThat(timers.runExpired(now)).isZero();
@@ -121,7 +138,7 @@ class TimersTest {
 
     @Test
     void refusesTimersPastItsBoundAndACancelledOneMakesRoomAtOnce() {
-        Timers timers = new Timers(2, 0);
+        Timers timers = new Timers(2, 0, TimersTest::rethrow);
         timers.schedule(1, () -> { });
         Timer cancelled = timers.schedule(2, () -> { });
         cancelled.cancel();
@@ -132,7 +149,7 @@ class TimersTest {
 
     @Test
     void armingAndCancellingAMillionTimersTouchesNoOtherTimer() {
-        Timers timers = new Timers(1 << 20, 0);
+        Timers timers = new Timers(1 << 20, 0, TimersTest::rethrow);
         SplittableRandom random = new SplittableRandom(7);
         List<Timer> armed = new ArrayList<>(1_000_000);
         for (int i = 0; i < 1_000_000; i++) {
@@ -148,7 +165,7 @@ class TimersTest {
 
     @Test
     void aMillionTimersFireEachOnceAndEachIsLookedAtOncePerTurnOfTheWheelItWaits() {
-        Timers timers = new Timers(1 << 20, 0);
+        Timers timers = new Timers(1 << 20, 0, TimersTest::rethrow);
         SplittableRandom random = new SplittableRandom(11);
         long[] count = new long[1];
         for (int i = 0; i < 1_000_000; i++) {
@@ -163,5 +180,9 @@ class TimersTest {
         // About 2.5 turns on average (10 s over a wheel of about 4.3 s), each a visit when the bucket
         // runs and at most one when the next deadline is searched for, plus the buckets themselves.
         assertThat(timers.visits()).isLessThan(8_000_000L);
+    }
+
+    private static void rethrow(Throwable failure) {
+        throw new AssertionError("a timer's task failed", failure);
     }
 }
