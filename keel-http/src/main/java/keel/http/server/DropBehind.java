@@ -79,18 +79,17 @@ final class DropBehind implements AutoCloseable {
      * log, where that is not possible ({@link #unavailable}, or the file cannot be opened for it).
      */
     static DropBehind open(Path file, long from) {
-        String unavailable = unavailable();
-        if (unavailable != null) {
-            LOG.info("access_log_drop_behind_off", "file", file, "reason", unavailable);
-            return null;
+        String why = unavailable();
+        if (why == null) {
+            try (Arena arena = Arena.ofConfined()) {
+                int fd = (int) Native.OPEN.invokeExact(arena.allocateFrom(file.toString()), O_RDONLY | O_CLOEXEC);
+                if (fd >= 0) return new DropBehind(fd, from);
+                why = "open failed";
+            } catch (Throwable e) {
+                why = e.toString();
+            }
         }
-        try (Arena arena = Arena.ofConfined()) {
-            int fd = (int) Native.OPEN.invokeExact(arena.allocateFrom(file.toString()), O_RDONLY | O_CLOEXEC);
-            if (fd >= 0) return new DropBehind(fd, from);
-            LOG.info("access_log_drop_behind_off", "file", file, "reason", "open failed");
-        } catch (Throwable e) {
-            LOG.info("access_log_drop_behind_off", "file", file, "reason", e.toString());
-        }
+        LOG.info("access_log_drop_behind_off", "file", file, "reason", why);
         return null; // the page cache keeps the pages, as without this
     }
 
