@@ -146,15 +146,20 @@ public final class WriteQueue {
      */
     public SSLEngineResult wrapInto(SSLEngine engine, ByteBuffer dst) throws SSLException {
         sealTail();
-        int count = gather();
-        try {
-            SSLEngineResult result = engine.wrap(gather, 0, count, dst);
-            queuedBytes -= result.bytesConsumed();
-            releaseWritten();
-            return result;
-        } finally {
-            Arrays.fill(gather, 0, count, null);
+        SSLEngineResult result;
+        if (queued.size() == 1) {
+            result = engine.wrap(queued.peekFirst(), dst);
+        } else {
+            int count = gather();
+            try {
+                result = engine.wrap(gather, 0, count, dst);
+            } finally {
+                Arrays.fill(gather, 0, count, null);
+            }
         }
+        queuedBytes -= result.bytesConsumed();
+        releaseWritten();
+        return result;
     }
 
     /** Puts the first queued buffers into {@link #gather}; returns how many. */
