@@ -242,18 +242,23 @@ final class BlockingConnection {
         }
     }
 
+    /** The access log's id of the request answered now, echoed as {@code X-Request-Id}; null when the log is off. */
+    private CharSequence requestId() {
+        return access == null ? null : access.requestId();
+    }
+
     /** Runs the handler here and writes its response; false when the connection must close. */
     private boolean exchange(Request request) throws IOException {
         if (peerCertificates != null) request = request.withPeerCertificates(peerCertificates);
         if (access != null) access.begin(request);
         Response response = context.dispatcher().respond(request);
-        ResponsePlan plan = ResponsePlan.of(request, response, context.isStopping(), access == null ? null : access.requestId());
+        ResponsePlan plan = ResponsePlan.of(request, response, context.isStopping());
         if (access != null) access.responding(response.status(), output.written());
         try {
             if (plan.streamsBody()) {
                 streamBody(response, plan);
             } else {
-                plan.write(out, response, System.nanoTime());
+                plan.write(out, response, requestId(), System.nanoTime());
                 out.writeTo(output);
             }
         } finally {
@@ -315,7 +320,7 @@ final class BlockingConnection {
 
     private void respondAndClose(Response response) throws IOException {
         if (access != null) access.beginUnparsed(response.status(), output.written());
-        ResponsePlan.closing(response, access == null ? null : access.requestId()).write(out, response, System.nanoTime());
+        ResponsePlan.closing(response).write(out, response, requestId(), System.nanoTime());
         try {
             out.writeTo(output);
         } finally {
@@ -341,7 +346,7 @@ final class BlockingConnection {
 
     /** Sends a streamed body chunk by chunk, pulling one item at a time. */
     private void streamBody(Response response, ResponsePlan plan) throws IOException {
-        plan.write(out, response, System.nanoTime());
+        plan.write(out, response, requestId(), System.nanoTime());
         out.writeTo(output);
         BlockingSubscriber subscriber = new BlockingSubscriber();
         response.stream().subscribe(subscriber);

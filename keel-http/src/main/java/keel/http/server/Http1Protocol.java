@@ -327,6 +327,11 @@ final class Http1Protocol implements Protocol, Exchange {
         if (access != null && state == State.HANDLING) access.answeredAt(nanoTime);
     }
 
+    /** The access log's id of the request answered now, echoed as {@code X-Request-Id}; null when the log is off. */
+    private CharSequence requestId() {
+        return access == null ? null : access.requestId();
+    }
+
     /** A response that cannot be written (a bad value, a publisher that throws) ends the connection, never strands it. */
     private void onResponseOrClose(Response response) {
         try {
@@ -347,16 +352,16 @@ final class Http1Protocol implements Protocol, Exchange {
         }
         handlerCall = null;
         waitFor(Wait.NONE, false); // the handler's deadline, if any, is over
-        ResponsePlan plan = ResponsePlan.of(current, response, home.context().isStopping(), access == null ? null : access.requestId());
+        ResponsePlan plan = ResponsePlan.of(current, response, home.context().isStopping());
         current = null;
         if (access != null) access.responding(response.status(), handedOver());
         if (plan.streamsBody()) {
             if (access != null) access.streaming();
-            stream = new ResponseStream(this, channel, response, plan);
+            stream = new ResponseStream(this, channel, response, plan, requestId());
             state = State.STREAMING;
             stream.start();
         } else {
-            plan.write(channel.out(), response, channel.loop().lastNanoTime());
+            plan.write(channel.out(), response, requestId(), channel.loop().lastNanoTime());
             finishExchange(plan.close());
         }
     }
@@ -440,7 +445,7 @@ final class Http1Protocol implements Protocol, Exchange {
 
     private void respondAndClose(Response response) {
         if (access != null) access.beginUnparsed(response.status(), handedOver());
-        ResponsePlan.closing(response, access == null ? null : access.requestId()).write(channel.out(), response, channel.loop().lastNanoTime());
+        ResponsePlan.closing(response).write(channel.out(), response, requestId(), channel.loop().lastNanoTime());
         if (access != null) {
             access.finish(handedOver());
             access.handOver();

@@ -17,9 +17,32 @@ import keel.http.codec.Http1Writer.BodyFraming;
  * @param omitBody     a HEAD request: the head announces the body, no body follows
  * @param close        the connection closes after this response ({@code Connection: close})
  * @param http10Client the request was HTTP/1.0, so a connection kept open is announced with {@code Connection: keep-alive}
- * @param requestId    echoed as {@code X-Request-Id} (the access log's id, read while the response is written), or null
+ *
+ * <p>A plan is one of a few dozen values, made once: planning a response allocates nothing.
  */
-record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean close, boolean http10Client, CharSequence requestId) {
+record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean close, boolean http10Client) {
+    /** Every plan, by {@link #index}. */
+    private static final ResponsePlan[] PLANS = new ResponsePlan[Kind.values().length * BodyFraming.values().length * 8];
+
+    static {
+        for (Kind kind : Kind.values()) {
+            for (BodyFraming framing : BodyFraming.values()) {
+                for (int flags = 0; flags < 8; flags++) {
+                    PLANS[index(kind, framing, (flags & 4) != 0, (flags & 2) != 0, (flags & 1) != 0)] =
+                            new ResponsePlan(kind, framing, (flags & 4) != 0, (flags & 2) != 0, (flags & 1) != 0);
+                }
+            }
+        }
+    }
+
+    private static int index(Kind kind, BodyFraming framing, boolean omitBody, boolean close, boolean http10Client) {
+        int flags = (omitBody ? 4 : 0) | (close ? 2 : 0) | (http10Client ? 1 : 0);
+        return (kind.ordinal() * BodyFraming.values().length + framing.ordinal()) * 8 + flags;
+    }
+
+    private static ResponsePlan plan(Kind kind, BodyFraming framing, boolean omitBody, boolean close, boolean http10Client) {
+        return PLANS[index(kind, framing, omitBody, close, http10Client)];
+    }
 
     /** What leaves for a response. */
     enum Kind {
@@ -34,28 +57,27 @@ record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean cl
     /**
      * The plan for {@code response} to {@code request}. The connection closes when the client or the
      * handler asks for it, when the server is stopping, or when the body ends only with the connection
-     * (a streamed body to an HTTP/1.0 client, which cannot read chunks). {@code requestId} (or null)
-     * goes back as {@code X-Request-Id}.
+     * (a streamed body to an HTTP/1.0 client, which cannot read chunks).
      */
-    static ResponsePlan of(Request request, Response response, boolean stopping, CharSequence requestId) {
+    static ResponsePlan of(Request request, Response response, boolean stopping) {
         boolean head = request.method().equals("HEAD");
         boolean http10Client = !request.isHttp11();
         boolean close = !request.keepAlive() || response.closesConnection() || stopping;
         if (!response.isStreamed()) {
-            return new ResponsePlan(Kind.FIXED, fixedFraming(response), head, close, http10Client, requestId);
+            return plan(Kind.FIXED, fixedFraming(response), head, close, http10Client);
         }
         BodyFraming framing = Http1Writer.streamFraming(response.status(), request.isHttp11());
         close |= framing == BodyFraming.UNTIL_CLOSE;
         Kind kind = head || framing == BodyFraming.NONE ? Kind.HEAD_ONLY : Kind.STREAMED;
-        return new ResponsePlan(kind, framing, head, close, http10Client, requestId);
+        return plan(kind, framing, head, close, http10Client);
     }
 
     /**
      * The plan for a fixed response that ends the connection whatever was asked (a request that could
      * not be read, a timeout, a refused connection): there may be no request to plan from.
      */
-    static ResponsePlan closing(Response response, CharSequence requestId) {
-        return new ResponsePlan(Kind.FIXED, fixedFraming(response), false, true, false, requestId);
+    static ResponsePlan closing(Response response) {
+        return plan(Kind.FIXED, fixedFraming(response), false, true, false);
     }
 
     private static BodyFraming fixedFraming(Response response) {
@@ -70,9 +92,10 @@ record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean cl
     /**
      * Queues what precedes any streamed item: a fixed response whole, otherwise the head. For
      * {@link Kind#HEAD_ONLY} the publisher is cancelled here, so it learns that nobody will read it.
-     * {@code nanoTime} ({@link System#nanoTime()} scale) is when it is made, for its {@code Date}.
+     * {@code requestId} (or null) goes back as {@code X-Request-Id} (the access log's id, read as the
+     * head is written); {@code nanoTime} ({@link System#nanoTime()} scale) is when it is made, for its {@code Date}.
      */
-    void write(WriteQueue out, Response response, long nanoTime) {
+    void write(WriteQueue out, Response response, CharSequence requestId, long nanoTime) {
         switch (kind) {
             case FIXED -> Http1Writer.writeFixed(out, response, omitBody, close, http10Client, requestId, nanoTime);
             case HEAD_ONLY -> {

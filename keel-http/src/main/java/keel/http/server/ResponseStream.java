@@ -20,22 +20,27 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
     private final Channel connection;
     private final Response response;
     private final ResponsePlan plan;
+    private final CharSequence requestId;
     private Flow.Subscription subscription;
     private boolean demanded;
     private boolean done;
     private boolean requesting;
     private boolean requestAgain;
 
-    /** {@code plan} streams the body: chunked, or until the connection closes for an HTTP/1.0 client. */
-    ResponseStream(Http1Protocol exchange, Channel connection, Response response, ResponsePlan plan) {
+    /**
+     * {@code plan} streams the body: chunked, or until the connection closes for an HTTP/1.0 client;
+     * {@code requestId} (or null) goes back as {@code X-Request-Id}.
+     */
+    ResponseStream(Http1Protocol exchange, Channel connection, Response response, ResponsePlan plan, CharSequence requestId) {
         this.exchange = exchange;
         this.connection = connection;
         this.response = response;
         this.plan = plan;
+        this.requestId = requestId;
     }
 
     void start() {
-        plan.write(connection.out(), response, connection.loop().lastNanoTime());
+        plan.write(connection.out(), response, requestId, connection.loop().lastNanoTime());
         connection.flush();
         response.stream().subscribe(this);
         if (!done && subscription == null) exchange.awaitingItem(true); // a publisher that never subscribes stalls too

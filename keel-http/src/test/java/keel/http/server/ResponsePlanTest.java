@@ -45,8 +45,13 @@ class ResponsePlanTest {
 
     /** What {@link ResponsePlan#write} queues, as text. */
     private static String written(ResponsePlan plan, Response response) throws IOException {
+        return written(plan, response, null);
+    }
+
+    /** What {@link ResponsePlan#write} queues with {@code requestId}, as text. */
+    private static String written(ResponsePlan plan, Response response, CharSequence requestId) throws IOException {
         WriteQueue out = new WriteQueue(new BufferPool(4096, 2));
-        plan.write(out, response, System.nanoTime());
+        plan.write(out, response, requestId, System.nanoTime());
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         out.writeTo(bytes);
         return bytes.toString(StandardCharsets.ISO_8859_1);
@@ -55,16 +60,16 @@ class ResponsePlanTest {
     @Test
     void keepsAnHttp11ConnectionOpenAfterAFixedResponse() throws IOException {
         Response response = Response.bytes(200, "text/plain", BODY);
-        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false, null);
+        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false);
 
-        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.FIXED, BodyFraming.FIXED, false, false, false, null));
+        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.FIXED, BodyFraming.FIXED, false, false, false));
         assertThat(written(plan, response)).contains("Content-Length: 5\r\n").doesNotContain("Connection:").endsWith("\r\n\r\nhello");
     }
 
     @Test
     void headRequestGetsTheHeadOfAFixedResponseWithoutItsBody() throws IOException {
         Response response = Response.bytes(200, "text/plain", BODY);
-        ResponsePlan plan = ResponsePlan.of(head(), response, false, null);
+        ResponsePlan plan = ResponsePlan.of(head(), response, false);
 
         assertThat(plan.kind()).isEqualTo(ResponsePlan.Kind.FIXED);
         assertThat(plan.omitBody()).isTrue();
@@ -76,9 +81,9 @@ class ResponsePlanTest {
     void headRequestGetsOnlyTheHeadOfAStreamedResponseAndThePublisherIsCancelled() throws IOException {
         AtomicBoolean cancelled = new AtomicBoolean();
         Response response = streamed(200, cancelled);
-        ResponsePlan plan = ResponsePlan.of(head(), response, false, null);
+        ResponsePlan plan = ResponsePlan.of(head(), response, false);
 
-        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.HEAD_ONLY, BodyFraming.CHUNKED, true, false, false, null));
+        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.HEAD_ONLY, BodyFraming.CHUNKED, true, false, false));
         assertThat(plan.streamsBody()).isFalse();
         assertThat(written(plan, response)).contains("Transfer-Encoding: chunked\r\n").endsWith("\r\n\r\n");
         assertThat(cancelled).isTrue();
@@ -87,7 +92,7 @@ class ResponsePlanTest {
     @Test
     void http10ClientThatAskedForKeepAliveHasItAnnounced() throws IOException {
         Response response = Response.bytes(200, "text/plain", BODY);
-        ResponsePlan plan = ResponsePlan.of(get(false, true), response, false, null);
+        ResponsePlan plan = ResponsePlan.of(get(false, true), response, false);
 
         assertThat(plan.close()).isFalse();
         assertThat(plan.http10Client()).isTrue();
@@ -97,7 +102,7 @@ class ResponsePlanTest {
     @Test
     void http10ClientWithoutKeepAliveIsClosedAfterTheResponse() throws IOException {
         Response response = Response.bytes(200, "text/plain", BODY);
-        ResponsePlan plan = ResponsePlan.of(get(false, false), response, false, null);
+        ResponsePlan plan = ResponsePlan.of(get(false, false), response, false);
 
         assertThat(plan.close()).isTrue();
         assertThat(written(plan, response)).contains("Connection: close\r\n").doesNotContain("keep-alive");
@@ -107,9 +112,9 @@ class ResponsePlanTest {
     @ValueSource(ints = {204, 304})
     void fixedResponseWithANoBodyStatusHasNoFraming(int status) throws IOException {
         Response response = Response.status(status);
-        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false, null);
+        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false);
 
-        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.FIXED, BodyFraming.NONE, false, false, false, null));
+        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.FIXED, BodyFraming.NONE, false, false, false));
         assertThat(written(plan, response)).doesNotContain("Content-Length").doesNotContain("Transfer-Encoding");
     }
 
@@ -118,9 +123,9 @@ class ResponsePlanTest {
     void streamedResponseWithANoBodyStatusGetsOnlyAHeadWithoutFraming(int status) throws IOException {
         AtomicBoolean cancelled = new AtomicBoolean();
         Response response = streamed(status, cancelled);
-        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false, null);
+        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false);
 
-        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.HEAD_ONLY, BodyFraming.NONE, false, false, false, null));
+        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.HEAD_ONLY, BodyFraming.NONE, false, false, false));
         assertThat(written(plan, response)).doesNotContain("Content-Length").doesNotContain("Transfer-Encoding");
         assertThat(cancelled).isTrue();
     }
@@ -128,7 +133,7 @@ class ResponsePlanTest {
     @Test
     void stoppingServerClosesAfterTheResponse() throws IOException {
         Response response = Response.bytes(200, "text/plain", BODY);
-        ResponsePlan plan = ResponsePlan.of(get(true, true), response, true, null);
+        ResponsePlan plan = ResponsePlan.of(get(true, true), response, true);
 
         assertThat(plan.close()).isTrue();
         assertThat(written(plan, response)).contains("Connection: close\r\n");
@@ -136,7 +141,7 @@ class ResponsePlanTest {
 
     @Test
     void handlerThatAsksForCloseClosesAfterTheResponse() {
-        ResponsePlan plan = ResponsePlan.of(get(true, true), Response.ok("bye").closeConnection(), false, null);
+        ResponsePlan plan = ResponsePlan.of(get(true, true), Response.ok("bye").closeConnection(), false);
 
         assertThat(plan.close()).isTrue();
     }
@@ -144,9 +149,9 @@ class ResponsePlanTest {
     @Test
     void streamedResponseToHttp11IsChunkedAndKeepsTheConnection() throws IOException {
         Response response = streamed(200, new AtomicBoolean());
-        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false, null);
+        ResponsePlan plan = ResponsePlan.of(get(true, true), response, false);
 
-        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.STREAMED, BodyFraming.CHUNKED, false, false, false, null));
+        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.STREAMED, BodyFraming.CHUNKED, false, false, false));
         assertThat(written(plan, response)).contains("Transfer-Encoding: chunked\r\n").doesNotContain("Connection:");
         WriteQueue out = new WriteQueue(new BufferPool(4096, 2));
         plan.writeItem(out, BODY);
@@ -157,9 +162,9 @@ class ResponsePlanTest {
     @Test
     void streamedResponseToHttp10RunsUntilCloseAndCloses() throws IOException {
         Response response = streamed(200, new AtomicBoolean());
-        ResponsePlan plan = ResponsePlan.of(get(false, true), response, false, null);
+        ResponsePlan plan = ResponsePlan.of(get(false, true), response, false);
 
-        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.STREAMED, BodyFraming.UNTIL_CLOSE, false, true, true, null));
+        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.STREAMED, BodyFraming.UNTIL_CLOSE, false, true, true));
         assertThat(written(plan, response)).contains("Connection: close\r\n")
                 .doesNotContain("Transfer-Encoding").doesNotContain("Content-Length");
         WriteQueue out = new WriteQueue(new BufferPool(4096, 2));
@@ -171,23 +176,34 @@ class ResponsePlanTest {
     @Test
     void aRequestIdGoesBackAsXRequestIdUnlessTheResponseHasOne() throws IOException {
         Response response = Response.bytes(200, "text/plain", BODY);
-        assertThat(written(ResponsePlan.of(get(true, true), response, false, "5f2a9c01be34-1a"), response))
+        assertThat(written(ResponsePlan.of(get(true, true), response, false), response, "5f2a9c01be34-1a"))
                 .contains("\r\nX-Request-Id: 5f2a9c01be34-1a\r\n").endsWith("\r\n\r\nhello");
         Response own = response.header("X-Request-Id", "upstream-7");
-        assertThat(written(ResponsePlan.of(get(true, true), own, false, "5f2a9c01be34-1a"), own))
+        assertThat(written(ResponsePlan.of(get(true, true), own, false), own, "5f2a9c01be34-1a"))
                 .contains("\r\nX-Request-Id: upstream-7\r\n").doesNotContain("5f2a9c01be34-1a");
         Response streamed = streamed(200, new AtomicBoolean());
-        assertThat(written(ResponsePlan.of(get(true, true), streamed, false, "id-2"), streamed)).contains("\r\nX-Request-Id: id-2\r\n");
+        assertThat(written(ResponsePlan.of(get(true, true), streamed, false), streamed, "id-2")).contains("\r\nX-Request-Id: id-2\r\n");
         Response refused = Responses.error(400, "bad");
-        assertThat(written(ResponsePlan.closing(refused, "id-3"), refused)).contains("\r\nX-Request-Id: id-3\r\n");
+        assertThat(written(ResponsePlan.closing(refused), refused, "id-3")).contains("\r\nX-Request-Id: id-3\r\n");
+    }
+
+    @Test
+    void planningAResponseMakesNoPlanOfItsOwn() {
+        Response response = Response.bytes(200, "text/plain", BODY);
+        ResponsePlan first = ResponsePlan.of(get(true, true), response, false);
+
+        assertThat(ResponsePlan.of(get(true, true), response, false)).isSameAs(first);
+        assertThat(ResponsePlan.of(get(true, true), response, true)).isNotEqualTo(first)
+                .isSameAs(ResponsePlan.of(get(true, true), response, true));
+        assertThat(ResponsePlan.closing(response)).isSameAs(ResponsePlan.closing(response));
     }
 
     @Test
     void closingPlanAnswersWithCloseWhateverWasAsked() throws IOException {
         Response response = Responses.error(408, "request head not received within 300 ms");
-        ResponsePlan plan = ResponsePlan.closing(response, null);
+        ResponsePlan plan = ResponsePlan.closing(response);
 
-        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.FIXED, BodyFraming.FIXED, false, true, false, null));
+        assertThat(plan).isEqualTo(new ResponsePlan(ResponsePlan.Kind.FIXED, BodyFraming.FIXED, false, true, false));
         assertThat(written(plan, response)).startsWith("HTTP/1.1 408 Request Timeout\r\n").contains("Connection: close\r\n")
                 .endsWith("request head not received within 300 ms\n");
     }
