@@ -154,15 +154,17 @@ final class Dispatcher implements AutoCloseable {
                         return;
                     }
                 }
-                HandlerCall call = new HandlerCall(answer);
                 Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
-                if (limit != null) {
-                    if (!limit.tryAcquire()) {
-                        reject(ServerObserver.Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", answer);
-                        return;
-                    }
-                    call.releasesWithAnswer(limit::release);
+                if (limit != null && !limit.tryAcquire()) {
+                    reject(ServerObserver.Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", answer);
+                    return;
                 }
+                if (exchange != null && !answersLater && limit == null) {
+                    answerOnLoop(route, (Route.Sync) route.endpoint(), routed(request, found, route), answer, loop);
+                    return;
+                }
+                HandlerCall call = new HandlerCall(answer);
+                if (limit != null) call.releasesWithAnswer(limit::release);
                 long deadline = route.deadlineOr(handlerDeadline).toNanos();
                 if (deadline > 0 && exchange == null) {
                     call.watchThread();
@@ -171,10 +173,38 @@ final class Dispatcher implements AutoCloseable {
                     call.watchThread();
                     exchange.deadline(call, deadline);
                 }
-                Request routed = RequestCoding.decoding(request.withPathParams(found.pathParams()), route.maxBodySizeOr(maxBodySize));
+                Request routed = routed(request, found, route);
                 if (onCallingThread) invoke(route, routed, call);
                 else run(execution, route, routed, call, loop, exchange);
             }
+        }
+    }
+
+    /** The request as its handler sees it: with the route's path parameters, and its body decoded on reading (under the route's limit). */
+    private Request routed(Request request, RouteMatch.Found found, Route route) {
+        return RequestCoding.decoding(request.withPathParams(found.pathParams()), route.maxBodySizeOr(maxBodySize));
+    }
+
+    /**
+     * A synchronous handler on its connection's loop, on a route without a concurrency limit: it
+     * answers before this returns, and nothing can answer for it meanwhile (it has no deadline: the
+     * guard watches the loop instead), so unlike a handler elsewhere it needs no {@link HandlerCall}
+     * to keep a second answer out.
+     */
+    private void answerOnLoop(Route route, Route.Sync sync, Request request, Consumer<Response> answer, EventLoop loop) {
+        loop.markActivity(route);
+        try {
+            Response response;
+            try {
+                response = sync.handler().handle(request);
+                if (response == null) throw new IllegalStateException("handler returned null");
+            } catch (Throwable failure) {
+                response = Responses.forException(failure, request);
+            }
+            if (response.status() == 503) rejected(ServerObserver.Rejection.HANDLER);
+            answer.accept(compression.answer(request, response));
+        } finally {
+            loop.markActivity(null);
         }
     }
 
@@ -214,8 +244,7 @@ final class Dispatcher implements AutoCloseable {
         call.releasesWithAnswer(permits::release);
         long deadline = route.deadlineOr(handlerDeadline).toNanos();
         if (deadline > 0) call.watchThread(); // armed at its turn, which may come while it runs
-        Request routed = RequestCoding.decoding(request.withPathParams(found.pathParams()), route.maxBodySizeOr(maxBodySize));
-        if (!run.tryAppend(step(route, routed, call))) {
+        if (!run.tryAppend(step(route, routed(request, found, route), call))) {
             permits.release(); // the call is dropped unanswered: what it holds goes back here
             exchange.releaseAnswer();
             return null;
