@@ -13,8 +13,20 @@ import java.util.Locale;
 record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean expectContinue) {
     static final byte[] NO_BODY = new byte[0];
 
-    static Framing of(Headers headers, boolean http11, long maxBodySize) {
-        Fields fields = new Fields(headers);
+    /**
+     * The framing of a request; {@code fields} is the parser's own, read again for every request and
+     * cleared after, so an idle connection holds nothing of its last request.
+     */
+    static Framing of(Fields fields, Headers headers, boolean http11, long maxBodySize) {
+        try {
+            fields.read(headers);
+            return ofRequest(fields, http11, maxBodySize);
+        } finally {
+            fields.clear();
+        }
+    }
+
+    private static Framing ofRequest(Fields fields, boolean http11, long maxBodySize) {
         if (fields.unsupportedExpectation != null) {
             throw new BadMessage(417, "unsupported expectation: " + fields.unsupportedExpectation);
         }
@@ -46,7 +58,8 @@ record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean e
      * HTTP connection alive: the connection speaks another protocol after it.
      */
     static Framing ofResponse(int status, boolean headRequest, Headers headers, boolean http11) {
-        Fields fields = new Fields(headers);
+        Fields fields = new Fields();
+        fields.read(headers);
         boolean keepAlive = fields.keepAlive(http11) && status != 101;
         if (headRequest || status < 200 || status == 204 || status == 304) return new Framing(false, 0, keepAlive, false);
         if (fields.transferEncoding != null) {
@@ -61,19 +74,23 @@ record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean e
         return new Framing(false, -1, false, false);
     }
 
-    /** The fields that decide the framing, gathered in one pass over the head. */
-    private static final class Fields {
-        int hosts;
-        String host;
+    /**
+     * The fields that decide the framing, gathered in one pass over the head: one per parser, so a
+     * request costs no object for them.
+     */
+    static final class Fields {
+        private int hosts;
+        private String host;
         /** Every Content-Length value, checked to be the same (a list or repeated fields). */
-        String contentLength;
-        String transferEncoding;
-        boolean close;
-        boolean keepAliveToken;
-        boolean expectContinue;
-        String unsupportedExpectation;
+        private String contentLength;
+        private String transferEncoding;
+        private boolean close;
+        private boolean keepAliveToken;
+        private boolean expectContinue;
+        private String unsupportedExpectation;
 
-        Fields(Headers headers) {
+        /** Gathers the fields of {@code headers}, into fields that are clear. */
+        void read(Headers headers) {
             for (int i = 0; i < headers.size(); i++) {
                 String name = headers.name(i);
                 String value = headers.value(i);
@@ -101,6 +118,18 @@ record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean e
                     default -> { }
                 }
             }
+        }
+
+        /** Forgets the message's fields, for the next one. */
+        void clear() {
+            hosts = 0;
+            host = null;
+            contentLength = null;
+            transferEncoding = null;
+            close = false;
+            keepAliveToken = false;
+            expectContinue = false;
+            unsupportedExpectation = null;
         }
 
         boolean keepAlive(boolean http11) {

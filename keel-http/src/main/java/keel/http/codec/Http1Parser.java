@@ -66,6 +66,7 @@ public final class Http1Parser {
 
     private final Limits limits;
     private final Headers.Builder fieldScratch = new Headers.Builder();
+    private final Framing.Fields framingFields = new Framing.Fields();
     private final MessageHead head = new MessageHead();
     private final ChunkedDecoder chunks;
     private State state = State.HEAD;
@@ -223,7 +224,7 @@ public final class Http1Parser {
 
     private ParseResult startBody(ByteBuffer in) {
         maxBodySize = limits.maxBodySize(method, target);
-        Framing framing = Framing.of(headers, http11, maxBodySize);
+        Framing framing = Framing.of(framingFields, headers, http11, maxBodySize);
         keepAlive = framing.keepAlive();
         expectContinue = framing.expectContinue();
         if (framing.chunked()) {

@@ -100,6 +100,17 @@ class Http1ParserTest {
     }
 
     @Test
+    void framingFieldsOfOneRequestDoNotCarryOverToTheNext() {
+        String chunked = "POST /a HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
+        String sized = "POST /b HTTP/1.1\r\nHost: h\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi";
+        String plain = "GET /c HTTP/1.1\r\nHost: h\r\n\r\n";
+        List<Request> requests = parseAtEveryOffset(chunked + sized + plain);
+        assertThat(requests).extracting(Request::target).containsExactly("/a", "/b", "/c");
+        assertThat(requests).extracting(Request::bodyText).containsExactly("abc", "hi", "");
+        assertThat(requests).extracting(Request::keepAlive).containsExactly(true, false, true);
+    }
+
+    @Test
     void acceptsBareLineFeedsAndLeadingEmptyLines() {
         Request request = parseAtEveryOffset("\r\n\nGET / HTTP/1.1\nHost: h\n\n").getFirst();
         assertThat(request.target()).isEqualTo("/");
