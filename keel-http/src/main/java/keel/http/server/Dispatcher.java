@@ -133,6 +133,12 @@ final class Dispatcher implements AutoCloseable {
                     recorded(done, request, null, start, exchange).accept(Responses.methodNotAllowed(notAllowed.allowed()));
             case RouteMatch.Found found -> {
                 Route route = found.route();
+                if (exchange != null && route.endpoint() instanceof Route.Sync sync && executionOf(route) == Execution.EVENT_LOOP
+                        && !routeLimits.containsKey(route) && RequestCoding.unsupported(request) == null) {
+                    exchange.runsOn(Execution.EVENT_LOOP);
+                    answerOnLoop(route, sync, routed(request, found, route), start, done, exchange, loop);
+                    return;
+                }
                 Consumer<Response> answer = recorded(done, request, route, start, exchange);
                 if (exchange != null && route.endpoint() instanceof Route.WebSocket webSocket) {
                     upgrade(route, webSocket.endpoint(), request.withPathParams(found.pathParams()), answer, exchange, start);
@@ -154,17 +160,15 @@ final class Dispatcher implements AutoCloseable {
                         return;
                     }
                 }
-                Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
-                if (limit != null && !limit.tryAcquire()) {
-                    reject(ServerObserver.Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", answer);
-                    return;
-                }
-                if (exchange != null && !answersLater && limit == null) {
-                    answerOnLoop(route, (Route.Sync) route.endpoint(), routed(request, found, route), answer, loop);
-                    return;
-                }
                 HandlerCall call = new HandlerCall(answer);
-                if (limit != null) call.releasesWithAnswer(limit::release);
+                Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
+                if (limit != null) {
+                    if (!limit.tryAcquire()) {
+                        reject(ServerObserver.Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", answer);
+                        return;
+                    }
+                    call.releasesWithAnswer(limit::release);
+                }
                 long deadline = route.deadlineOr(handlerDeadline).toNanos();
                 if (deadline > 0 && exchange == null) {
                     call.watchThread();
@@ -186,12 +190,14 @@ final class Dispatcher implements AutoCloseable {
     }
 
     /**
-     * A synchronous handler on its connection's loop, on a route without a concurrency limit: it
-     * answers before this returns, and nothing can answer for it meanwhile (it has no deadline: the
-     * guard watches the loop instead), so unlike a handler elsewhere it needs no {@link HandlerCall}
-     * to keep a second answer out.
+     * The common case, a synchronous handler on its connection's loop (on a route without a
+     * concurrency limit), answered without an object of its own: it answers before this returns, and
+     * nothing can answer for it meanwhile (it has no deadline: the guard watches the loop instead),
+     * so it needs no {@link HandlerCall} to keep a second answer out; and its answer is timed here,
+     * for the observer and the access log, as it is made.
      */
-    private void answerOnLoop(Route route, Route.Sync sync, Request request, Consumer<Response> answer, EventLoop loop) {
+    private void answerOnLoop(Route route, Route.Sync sync, Request request, long start, Consumer<Response> done, Exchange exchange,
+                              EventLoop loop) {
         loop.markActivity(route);
         try {
             Response response;
@@ -202,7 +208,13 @@ final class Dispatcher implements AutoCloseable {
                 response = Responses.forException(failure, request);
             }
             if (response.status() == 503) rejected(ServerObserver.Rejection.HANDLER);
-            answer.accept(compression.answer(request, response));
+            response = compression.answer(request, response);
+            if (observing) {
+                long now = System.nanoTime();
+                ObservedAnswer.report(observer, request.method(), route.path(), response.status(), now - start);
+                exchange.answeredAt(now);
+            }
+            done.accept(response);
         } finally {
             loop.markActivity(null);
         }

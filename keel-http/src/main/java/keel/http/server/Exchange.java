@@ -55,6 +55,13 @@ interface Exchange {
      */
     void answer(Response response, Timing timing);
 
+    /**
+     * On the connection's loop, as a synchronous handler there hands its answer to {@code done}: the
+     * answer was made at {@code nanoTime}, as timed for the observer (the access log takes that time
+     * instead of reading the clock again).
+     */
+    void answeredAt(long nanoTime);
+
     /** What learns, on the connection's loop, when an answer was made. */
     interface Timing {
         void answeredAt(Response response, long nanoTime);

@@ -321,10 +321,15 @@ final class Http1Protocol implements Protocol, Exchange {
         }
     }
 
+    @Override
+    public void answeredAt(long nanoTime) {
+        if (access != null && state == State.HANDLING) access.answeredAt(nanoTime);
+    }
+
     /** The answer's time goes to its observer and, for the request being answered now, to its access line. */
     private void answeredAt(Exchange.Timing timing, Response response, long nanoTime) {
         timing.answeredAt(response, nanoTime);
-        if (access != null && state == State.HANDLING) access.answeredAt(nanoTime);
+        answeredAt(nanoTime);
     }
 
     /** The access log's id of the request answered now, echoed as {@code X-Request-Id}; null when the log is off. */
