@@ -59,6 +59,9 @@ final class Dispatcher implements AutoCloseable {
      */
     private final Semaphore workerPermits;
     private final Semaphore virtualPermits;
+    /** Made once: a method reference made per request would allocate on every request. */
+    private final Runnable releaseWorkerPermit;
+    private final Runnable releaseVirtualPermit;
     private final int virtualThreadLimit;
     private final ThreadFactory virtualThreads = Thread.ofVirtual().name("keel-vt-", 0).factory();
     /** Routes with a concurrency limit of their own; built once, read without locks. */
@@ -85,6 +88,8 @@ final class Dispatcher implements AutoCloseable {
         if (routes.routes().stream().anyMatch(r -> r.executionOr(defaultExecution) == Execution.WORKER_POOL)) workers.start();
         this.virtualThreadLimit = options.pools().virtualThreadLimit();
         this.virtualPermits = new Semaphore(virtualThreadLimit);
+        this.releaseWorkerPermit = workerPermits::release;
+        this.releaseVirtualPermit = virtualPermits::release;
         for (Route route : routes.routes()) {
             if (route.maxConcurrent() > 0) routeLimits.put(route, new Semaphore(route.maxConcurrent()));
         }
@@ -246,14 +251,15 @@ final class Dispatcher implements AutoCloseable {
                 || RequestCoding.unsupported(request) != null) {
             return null;
         }
-        Semaphore permits = execution == Execution.WORKER_POOL ? workerPermits : virtualPermits;
+        boolean onWorkers = execution == Execution.WORKER_POOL;
+        Semaphore permits = onWorkers ? workerPermits : virtualPermits;
         if (!permits.tryAcquire()) return null;
         if (!exchange.reserveAnswer()) {
             permits.release();
             return null;
         }
         HandlerCall call = new HandlerCall(recorded(done, request, route, observing ? startTime(loop) : 0, exchange));
-        call.releasesWithAnswer(permits::release);
+        call.releasesWithAnswer(onWorkers ? releaseWorkerPermit : releaseVirtualPermit);
         long deadline = route.deadlineOr(handlerDeadline).toNanos();
         if (deadline > 0) call.watchThread(); // armed at its turn, which may come while it runs
         if (!run.tryAppend(step(route, routed(request, found, route), call))) {
@@ -307,7 +313,7 @@ final class Dispatcher implements AutoCloseable {
                     reject(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "virtual-thread concurrency limit reached", call);
                     return;
                 }
-                call.releasesWithAnswer(virtualPermits::release);
+                call.releasesWithAnswer(releaseVirtualPermit);
                 if (run != null) exchange.runs(run); // the pipelined requests behind join before the run starts
                 TurnStarts.start(virtualThreads.newThread(run != null ? run : step(route, request, call)),
                         () -> refuse(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "a virtual thread could not start", call, run));
