@@ -52,7 +52,7 @@ class ExecutionTest {
             String expected = switch (execution) {
                 case EVENT_LOOP -> "platform:keel-loop-";
                 case WORKER_POOL -> "platform:keel-worker-";
-                case VIRTUAL_THREAD -> "virtual:keel-vt-";
+                case VIRTUAL_THREAD -> "virtual:keel-vt";
             };
             assertThat(get(server, "/sync")).startsWith(expected);
             assertThat(get(server, "/async")).startsWith(expected);
@@ -67,7 +67,7 @@ class ExecutionTest {
         router.with(Execution.EVENT_LOOP).get("/loop", request -> Response.ok(threadInfo()));
         router.with(Execution.WORKER_POOL).get("/worker", request -> Response.ok(threadInfo()));
         try (TestServer server = TestServer.start(router, b -> b.execution(Execution.VIRTUAL_THREAD))) {
-            assertThat(get(server, "/default")).startsWith("virtual:keel-vt-");
+            assertThat(get(server, "/default")).isEqualTo("virtual:keel-vt");
             assertThat(get(server, "/loop")).startsWith("platform:keel-loop-");
             assertThat(get(server, "/worker")).startsWith("platform:keel-worker-");
         }
