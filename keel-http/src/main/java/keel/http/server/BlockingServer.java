@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -43,7 +44,7 @@ final class BlockingServer implements HttpServer.Listener {
         this.threads = switch (options.threads()) {
             case PLATFORM -> new ThreadPoolExecutor(options.pools().blockingThreads(), options.pools().blockingThreads(),
                     60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(options.pools().blockingQueue()),
-                    Dispatcher.platformThreads("keel-conn-"), new ThreadPoolExecutor.AbortPolicy());
+                    platformThreads("keel-conn-"), new ThreadPoolExecutor.AbortPolicy());
             case VIRTUAL -> Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("keel-conn-vt-", 0).factory());
         };
         this.server = new ServerSocket();
@@ -176,5 +177,11 @@ final class BlockingServer implements HttpServer.Listener {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** Daemon platform threads, named {@code prefix} and a number. */
+    private static ThreadFactory platformThreads(String prefix) {
+        AtomicInteger counter = new AtomicInteger();
+        return task -> Thread.ofPlatform().name(prefix + counter.getAndIncrement()).daemon(true).unstarted(task);
     }
 }

@@ -24,21 +24,17 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import java.util.function.Function;
 
 /**
  * Routes a request and runs its handler under the route's {@link Execution}. The answer goes to a
  * callback exactly once, on whatever thread produced it; the transport moves it to the connection's
- * own thread. Every pool is bounded and refuses at once with 503 when full. Every 503, its own or a
- * handler's, is reported to the observer with its {@link ServerObserver.Rejection reason}. Content
- * codings are handled here for both transports: a request body's before the handler runs
- * ({@link RequestCoding}), a handler's answer as it leaves the handler, on its thread
- * ({@link ResponseCompression}). A handler runs under its route's deadline ({@link HandlerCall}):
+ * own thread. Every place off the loop is bounded ({@link OffLoop}) and refuses at once with 503
+ * when full. Every 503, its own or a handler's, is reported to the observer with its
+ * {@link ServerObserver.Rejection reason}. Content codings are handled here for both transports: a
+ * request body's before the handler runs ({@link RequestCoding}), a handler's answer as it leaves
+ * the handler, on its thread ({@link ResponseCompression}). A handler runs under its route's deadline ({@link HandlerCall}):
  * past it the client gets 503, counted as {@link ServerObserver.Rejection#DEADLINE}.
  */
 final class Dispatcher implements AutoCloseable {
@@ -51,20 +47,7 @@ final class Dispatcher implements AutoCloseable {
     private final ResponseCompression compression;
     private final long maxBodySize;
     private final Duration handlerDeadline;
-    private final WorkerPool workers;
-    /**
-     * Admission to the worker pool: one permit per thread plus one per queue slot, held from the
-     * request's admission until its answer goes to the loop (or, for an async handler, until its
-     * thread is done). The pool's queue so never holds more than threads + queue tasks.
-     */
-    private final Semaphore workerPermits;
-    private final Semaphore virtualPermits;
-    /** Made once: a method reference made per request would allocate on every request. */
-    private final Runnable releaseWorkerPermit;
-    private final Runnable releaseVirtualPermit;
-    private final int virtualThreadLimit;
-    /** One name for all: a numbered name would cost a string and a shared counter's atomic update per thread (its id tells them apart). */
-    private final ThreadFactory virtualThreads = Thread.ofVirtual().name("keel-vt").factory();
+    private final OffLoop offLoop;
     /** Routes with a concurrency limit of their own; built once, read without locks. */
     private final Map<Route, Semaphore> routeLimits = new IdentityHashMap<>();
     /** Routes the guard moved off the event loop; {@code anyOffloaded} keeps the check off the fast path. */
@@ -80,17 +63,8 @@ final class Dispatcher implements AutoCloseable {
         this.compression = new ResponseCompression(options.compression());
         this.maxBodySize = options.limits().maxBodySize();
         this.handlerDeadline = options.timeouts().handlerDeadline();
-        int threads = options.pools().workerThreads();
-        int admitted = threads + options.pools().workerQueue();
-        this.workerPermits = new Semaphore(admitted);
-        this.workers = new WorkerPool("keel-worker-", threads);
-        // Threads started on first use would start on the event loop that hands them work, stalling it:
-        // when any route runs on the pool, start them all now, before the port opens.
-        if (routes.routes().stream().anyMatch(r -> r.executionOr(defaultExecution) == Execution.WORKER_POOL)) workers.start();
-        this.virtualThreadLimit = options.pools().virtualThreadLimit();
-        this.virtualPermits = new Semaphore(virtualThreadLimit);
-        this.releaseWorkerPermit = workerPermits::release;
-        this.releaseVirtualPermit = virtualPermits::release;
+        this.offLoop = new OffLoop(options.pools(),
+                routes.routes().stream().anyMatch(r -> r.executionOr(defaultExecution) == Execution.WORKER_POOL));
         for (Route route : routes.routes()) {
             if (route.maxConcurrent() > 0) routeLimits.put(route, new Semaphore(route.maxConcurrent()));
         }
@@ -252,19 +226,18 @@ final class Dispatcher implements AutoCloseable {
                 || RequestCoding.unsupported(request) != null) {
             return null;
         }
-        boolean onWorkers = execution == Execution.WORKER_POOL;
-        Semaphore permits = onWorkers ? workerPermits : virtualPermits;
-        if (!permits.tryAcquire()) return null;
+        if (!offLoop.tryAdmit(execution)) return null;
+        Runnable release = offLoop.release(execution);
         if (!exchange.reserveAnswer()) {
-            permits.release();
+            release.run();
             return null;
         }
         HandlerCall call = new HandlerCall(recorded(done, request, route, observing ? startTime(loop) : 0, exchange));
-        call.releasesWithAnswer(onWorkers ? releaseWorkerPermit : releaseVirtualPermit);
+        call.releasesWithAnswer(release);
         long deadline = route.deadlineOr(handlerDeadline).toNanos();
         if (deadline > 0) call.watchThread(); // armed at its turn, which may come while it runs
         if (!run.tryAppend(step(route, routed(request, found, route), call))) {
-            permits.release(); // the call is dropped unanswered: what it holds goes back here
+            release.run(); // the call is dropped unanswered: what it holds goes back here
             exchange.releaseAnswer();
             return null;
         }
@@ -293,7 +266,7 @@ final class Dispatcher implements AutoCloseable {
                 try {
                     // The place goes back as the answer goes to the loop (or as the deadline answers): a
                     // client that has read its answer never finds its own request still holding a place.
-                    queued = runOnWorker(release -> {
+                    queued = offLoop.runOnWorker(release -> {
                         call.releasesWithAnswer(release);
                         if (run == null) return step(route, request, call);
                         exchange.runs(run); // the pipelined requests behind join before the run starts
@@ -303,20 +276,20 @@ final class Dispatcher implements AutoCloseable {
                     queued = false;
                 }
                 if (queued) return;
-                if (workers.isShutdown()) {
+                if (offLoop.isShutdown()) {
                     refuse(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", call, run);
                 } else {
                     reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", call);
                 }
             }
             case VIRTUAL_THREAD -> {
-                if (!virtualPermits.tryAcquire()) {
+                if (!offLoop.tryAdmit(Execution.VIRTUAL_THREAD)) {
                     reject(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "virtual-thread concurrency limit reached", call);
                     return;
                 }
-                call.releasesWithAnswer(releaseVirtualPermit);
+                call.releasesWithAnswer(offLoop.release(Execution.VIRTUAL_THREAD));
                 if (run != null) exchange.runs(run); // the pipelined requests behind join before the run starts
-                TurnStarts.start(virtualThreads.newThread(run != null ? run : step(route, request, call)),
+                TurnStarts.start(offLoop.newVirtualThread(run != null ? run : step(route, request, call)),
                         () -> refuse(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "a virtual thread could not start", call, run));
             }
         }
@@ -371,51 +344,10 @@ final class Dispatcher implements AutoCloseable {
         return switch (executionOf(route)) {
             case EVENT_LOOP -> null;
             case WORKER_POOL -> task -> {
-                if (!runOnWorker(release -> task)) throw new RejectedExecutionException("worker pool is full");
+                if (!offLoop.runOnWorker(release -> task)) throw new RejectedExecutionException("worker pool is full");
             };
-            case VIRTUAL_THREAD -> this::runOnVirtualThread;
+            case VIRTUAL_THREAD -> offLoop::runOnVirtualThread;
         };
-    }
-
-    /**
-     * Runs a task on the pool under one admission permit. {@code task} gets, before the task is
-     * queued, a release that may give the permit back early (when its answer is handed over);
-     * otherwise, and at most once in all, the permit goes back when the task ends. False, with
-     * nothing queued, when no permit is left: a full pool refuses without creating an exception, a
-     * cost an overloaded server would pay on every request it sheds. Throws
-     * {@link RejectedExecutionException} once the pool is shut down.
-     */
-    private boolean runOnWorker(Function<Runnable, Runnable> task) {
-        if (!workerPermits.tryAcquire()) return false;
-        AtomicBoolean released = new AtomicBoolean();
-        Runnable release = () -> {
-            if (released.compareAndSet(false, true)) workerPermits.release();
-        };
-        Runnable work = task.apply(release);
-        try {
-            workers.execute(() -> {
-                try {
-                    work.run();
-                } finally {
-                    release.run();
-                }
-            });
-        } catch (RejectedExecutionException stopped) {
-            release.run();
-            throw stopped;
-        }
-        return true;
-    }
-
-    private void runOnVirtualThread(Runnable task) {
-        if (!virtualPermits.tryAcquire()) throw new RejectedExecutionException("virtual-thread concurrency limit reached");
-        virtualThreads.newThread(() -> {
-            try {
-                task.run();
-            } finally {
-                virtualPermits.release();
-            }
-        }).start();
     }
 
     private void reject(ServerObserver.Rejection reason, String text, Consumer<Response> done) {
@@ -477,7 +409,7 @@ final class Dispatcher implements AutoCloseable {
     }
 
     int virtualThreadsInFlight() {
-        return virtualThreadLimit - virtualPermits.availablePermits();
+        return offLoop.virtualThreadsInFlight();
     }
 
     /**
@@ -526,20 +458,15 @@ final class Dispatcher implements AutoCloseable {
     }
 
     int workerActive() {
-        return workers.active();
+        return offLoop.workerActive();
     }
 
     int workerQueued() {
-        return workers.queued();
+        return offLoop.workerQueued();
     }
 
     @Override
     public void close() {
-        workers.shutdown();
-    }
-
-    static ThreadFactory platformThreads(String prefix) {
-        AtomicInteger counter = new AtomicInteger();
-        return task -> Thread.ofPlatform().name(prefix + counter.getAndIncrement()).daemon(true).unstarted(task);
+        offLoop.close();
     }
 }

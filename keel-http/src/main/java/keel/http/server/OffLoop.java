@@ -1,0 +1,125 @@
+package keel.http.server;
+
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+
+/**
+ * The places handlers run off the event loop, each bounded, each refusing at once when full: the
+ * worker pool, under admission permits, and virtual threads, under their concurrency limit. A refusal
+ * is a false, never an exception: an overloaded server would pay for one on every request it sheds.
+ */
+final class OffLoop implements AutoCloseable {
+    private final WorkerPool workers;
+    /**
+     * Admission to the worker pool: one permit per thread plus one per queue slot, held from the
+     * request's admission until its answer goes to the loop (or, for an async handler, until its
+     * thread is done). The pool's queue so never holds more than threads + queue tasks.
+     */
+    private final Semaphore workerPermits;
+    private final Semaphore virtualPermits;
+    private final int virtualThreadLimit;
+    /** Made once: a method reference made per request would allocate on every request. */
+    private final Runnable releaseWorkerPermit;
+    private final Runnable releaseVirtualPermit;
+    /** One name for all: a numbered name would cost a string and a shared counter's atomic update per thread (its id tells them apart). */
+    private final ThreadFactory virtualThreads = Thread.ofVirtual().name("keel-vt").factory();
+
+    /**
+     * {@code startWorkers}: some route runs on the pool. Threads started on first use would start on the
+     * event loop that hands them work, stalling it, so they all start now, before the port opens.
+     */
+    OffLoop(ServerOptions.Pools pools, boolean startWorkers) {
+        int threads = pools.workerThreads();
+        this.workerPermits = new Semaphore(threads + pools.workerQueue());
+        this.workers = new WorkerPool("keel-worker-", threads);
+        if (startWorkers) workers.start();
+        this.virtualThreadLimit = pools.virtualThreadLimit();
+        this.virtualPermits = new Semaphore(virtualThreadLimit);
+        this.releaseWorkerPermit = workerPermits::release;
+        this.releaseVirtualPermit = virtualPermits::release;
+    }
+
+    /** Takes a place for a handler under {@code execution} ({@code WORKER_POOL} or {@code VIRTUAL_THREAD}); false when none is left. */
+    boolean tryAdmit(Execution execution) {
+        return permits(execution).tryAcquire();
+    }
+
+    /** What gives back a place {@link #tryAdmit} took under {@code execution}. */
+    Runnable release(Execution execution) {
+        return execution == Execution.WORKER_POOL ? releaseWorkerPermit : releaseVirtualPermit;
+    }
+
+    private Semaphore permits(Execution execution) {
+        return execution == Execution.WORKER_POOL ? workerPermits : virtualPermits;
+    }
+
+    /**
+     * Runs a task on the pool under one admission permit. {@code task} gets, before the task is
+     * queued, a release that may give the permit back early (when its answer is handed over);
+     * otherwise, and at most once in all, the permit goes back when the task ends. False, with
+     * nothing queued, when no permit is left. Throws {@link RejectedExecutionException} once the
+     * pool is shut down.
+     */
+    boolean runOnWorker(Function<Runnable, Runnable> task) {
+        if (!workerPermits.tryAcquire()) return false;
+        AtomicBoolean released = new AtomicBoolean();
+        Runnable release = () -> {
+            if (released.compareAndSet(false, true)) workerPermits.release();
+        };
+        Runnable work = task.apply(release);
+        try {
+            workers.execute(() -> {
+                try {
+                    work.run();
+                } finally {
+                    release.run();
+                }
+            });
+        } catch (RejectedExecutionException stopped) {
+            release.run();
+            throw stopped;
+        }
+        return true;
+    }
+
+    /** A virtual thread, not started, for a task that holds a place {@link #tryAdmit} took. */
+    Thread newVirtualThread(Runnable task) {
+        return virtualThreads.newThread(task);
+    }
+
+    /** Runs {@code task} on a virtual thread of its own under a place of the limit; throws {@link RejectedExecutionException} when none is left. */
+    void runOnVirtualThread(Runnable task) {
+        if (!virtualPermits.tryAcquire()) throw new RejectedExecutionException("virtual-thread concurrency limit reached");
+        virtualThreads.newThread(() -> {
+            try {
+                task.run();
+            } finally {
+                virtualPermits.release();
+            }
+        }).start();
+    }
+
+    boolean isShutdown() {
+        return workers.isShutdown();
+    }
+
+    int virtualThreadsInFlight() {
+        return virtualThreadLimit - virtualPermits.availablePermits();
+    }
+
+    int workerActive() {
+        return workers.active();
+    }
+
+    int workerQueued() {
+        return workers.queued();
+    }
+
+    @Override
+    public void close() {
+        workers.shutdown();
+    }
+}
