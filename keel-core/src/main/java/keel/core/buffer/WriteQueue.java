@@ -146,20 +146,15 @@ public final class WriteQueue {
      */
     public SSLEngineResult wrapInto(SSLEngine engine, ByteBuffer dst) throws SSLException {
         sealTail();
-        SSLEngineResult result;
-        if (queued.size() == 1) {
-            result = engine.wrap(queued.peekFirst(), dst);
-        } else {
-            int count = gather();
-            try {
-                result = engine.wrap(gather, 0, count, dst);
-            } finally {
-                Arrays.fill(gather, 0, count, null);
-            }
+        int count = gather();
+        try {
+            SSLEngineResult result = engine.wrap(gather, 0, count, dst);
+            queuedBytes -= result.bytesConsumed();
+            releaseWritten();
+            return result;
+        } finally {
+            Arrays.fill(gather, 0, count, null);
         }
-        queuedBytes -= result.bytesConsumed();
-        releaseWritten();
-        return result;
     }
 
     /** Puts the first queued buffers into {@link #gather}; returns how many. */
