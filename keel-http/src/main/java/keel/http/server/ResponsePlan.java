@@ -21,8 +21,9 @@ import keel.http.codec.Http1Writer.BodyFraming;
  * <p>A plan is one of a few dozen values, made once: planning a response allocates nothing.
  */
 record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean close, boolean http10Client) {
+    private static final int FRAMINGS = BodyFraming.values().length;
     /** Every plan, by {@link #index}. */
-    private static final ResponsePlan[] PLANS = new ResponsePlan[Kind.values().length * BodyFraming.values().length * 8];
+    private static final ResponsePlan[] PLANS = new ResponsePlan[Kind.values().length * FRAMINGS * 8];
 
     static {
         for (Kind kind : Kind.values()) {
@@ -37,7 +38,7 @@ record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean cl
 
     private static int index(Kind kind, BodyFraming framing, boolean omitBody, boolean close, boolean http10Client) {
         int flags = (omitBody ? 4 : 0) | (close ? 2 : 0) | (http10Client ? 1 : 0);
-        return (kind.ordinal() * BodyFraming.values().length + framing.ordinal()) * 8 + flags;
+        return (kind.ordinal() * FRAMINGS + framing.ordinal()) * 8 + flags;
     }
 
     private static ResponsePlan plan(Kind kind, BodyFraming framing, boolean omitBody, boolean close, boolean http10Client) {
