@@ -182,8 +182,7 @@ final class Dispatcher implements AutoCloseable {
         try {
             Response response;
             try {
-                response = sync.handler().handle(request);
-                if (response == null) throw new IllegalStateException("handler returned null");
+                response = responseOf(sync, request);
             } catch (Throwable failure) {
                 response = Responses.forException(failure, request);
             }
@@ -198,6 +197,13 @@ final class Dispatcher implements AutoCloseable {
         } finally {
             loop.markActivity(null);
         }
+    }
+
+    /** What a synchronous handler answers; null is a failure of the handler's. */
+    private static Response responseOf(Route.Sync sync, Request request) throws Exception {
+        Response response = sync.handler().handle(request);
+        if (response == null) throw new IllegalStateException("handler returned null");
+        return response;
     }
 
     /** A pipelined request appended to a {@link PipelineRun}: its answer's gate, and its deadline (0: none). */
@@ -423,8 +429,7 @@ final class Dispatcher implements AutoCloseable {
                 Response response;
                 call.enter();
                 try {
-                    response = sync.handler().handle(request);
-                    if (response == null) throw new IllegalStateException("handler returned null");
+                    response = responseOf(sync, request);
                 } catch (Throwable failure) {
                     response = call.isAnswered() ? null : Responses.forException(failure, request); // interrupted by its deadline: dropped
                 } finally {
