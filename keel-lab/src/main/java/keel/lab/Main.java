@@ -9,7 +9,6 @@ import keel.core.startup.StartupTimeline;
 import keel.http.server.ConfigKeys;
 import keel.http.server.ConfigValues;
 import keel.http.server.ServerOptions;
-import keel.http.server.Warmup;
 import keel.lab.scenario.LabCommand;
 
 import java.io.IOException;
@@ -27,8 +26,6 @@ public final class Main {
     private static final Log LOG = Log.of(Main.class);
     /** {@code serve}'s flag without a value: print where the start's time went once the port is open. */
     private static final String STARTUP_REPORT = "--startup-report";
-    /** The warm-up's requests ({@code server.warmup-requests}) when the AOT cache is in use. */
-    static final int AOT_WARMUP_REQUESTS = 500;
     static final int HEALTH_GRACE_SECONDS = 5;
 
     private Main() {
@@ -149,15 +146,10 @@ public final class Main {
     /**
      * The library's defaults, except that the lab app starts warm, writes an access log and, when it
      * stops, answers {@code /keel/health} 503 for {@value #HEALTH_GRACE_SECONDS} s before it stops
-     * accepting (the time a load balancer checking every second or so needs to take it out); with the
-     * AOT cache in use, whose profiles and linked classes do much of a warm-up's work, the warm-up
-     * sends {@value #AOT_WARMUP_REQUESTS} requests instead of {@value Warmup#DEFAULT_REQUESTS}.
+     * accepting (the time a load balancer checking every second or so needs to take it out).
      */
     private static ServerOptions.Builder defaults() {
-        ServerOptions.Builder builder = ServerOptions.builder().warmup(true).accessLog(true)
-                .healthGrace(Duration.ofSeconds(HEALTH_GRACE_SECONDS));
-        if (AotCache.requested().isPresent() && AotCache.inUse()) builder.warmupRequests(AOT_WARMUP_REQUESTS);
-        return builder;
+        return ServerOptions.builder().warmup(true).accessLog(true).healthGrace(Duration.ofSeconds(HEALTH_GRACE_SECONDS));
     }
 
     private static String value(List<String> flags, int i) {

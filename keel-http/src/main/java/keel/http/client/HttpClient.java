@@ -171,8 +171,8 @@ public final class HttpClient implements AutoCloseable {
 
     /**
      * Prepares the client before its first real call: every loop runs and fills its buffer pool; the
-     * request and response paths run against a throwaway server on loopback until the JIT compiled
-     * them (unless a warm-up already did in this JVM: {@link Warmup#ran}); then each of
+     * request and response paths run against a throwaway server on loopback, each a few times (unless
+     * a warm-up already did in this JVM: {@link Warmup#ran}); then each of
      * {@code upstreams} is resolved and gets one open connection per loop in its pool (a {@code HEAD}
      * request from each loop). Blocks; call it at start-up, not on an event loop.
      */

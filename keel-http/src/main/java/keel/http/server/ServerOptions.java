@@ -42,10 +42,10 @@ public record ServerOptions(
         Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks, Guard guard, WsOptions webSocket, Tls tls,
         Compression compression,
         @Knob(key = "server.warmup", flag = "--warmup", value = "false",
-                doc = "run the request path (JIT), loops, buffer pools and resolver before the port opens; `bin/keel serve` turns it on")
+                doc = "run every path a request can take (classes, threads), the loops, buffer pools and resolver before the port opens; `bin/keel serve` turns it on")
         boolean warmup,
         @Knob(key = "server.warmup-requests", flag = "--warmup-requests", value = "" + Warmup.DEFAULT_REQUESTS, min = 1, max = 1_000_000,
-                doc = "requests the warm-up sends over keep-alive connections (at most: its time budget may end it sooner), then 200 more one per connection; `bin/keel serve` sends 500 with the AOT cache")
+                doc = "requests the warm-up sends over keep-alive connections (at most: its time budget may end it sooner), then a quarter as many (at most 200) one per connection; from 500 on it also waits for the JIT to compile what they made hot")
         int warmupRequests,
         Logging logging, List<RouteSettings> routes) {
 

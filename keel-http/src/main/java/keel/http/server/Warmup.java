@@ -31,19 +31,29 @@ import javax.net.ssl.SSLContext;
  * execution, loops), whose routes cover every path a request can take: each execution, sync and
  * async handlers, fixed, JSON and streamed bodies, gzip both ways, request bodies, path parameters, 404 and 405. An
  * {@link HttpClient} sends it requests, a few at a time, until {@code requests} were answered or
- * {@code budget} ran out; then a few hundred requests come one per connection (accept, close and
+ * {@code budget} ran out; then a quarter as many (at most 200) come one per connection (accept, close and
  * lingering paths), and the server stops. User routes never run: warm-up has no side effects.
+ *
+ * <p>Its size decides what it buys. The default, {@value #DEFAULT_REQUESTS} requests, touches every
+ * path a few times: the first request no longer initialises classes, starts threads or fills
+ * buffers, and runs in the interpreter at about twice the compiled path's latency on loopback
+ * while the JIT compiles the hot methods under real traffic, with the AOT cache's profiles when
+ * there is one. From {@value #JIT_REQUESTS} requests on, the warm-up also waits for the JIT to
+ * compile what it made hot: the first requests then run compiled code, and the port opens
+ * about a second later on one CPU.
  */
 public final class Warmup {
-    /** Enough for the JIT to compile the request path at its first tier ({@code server.warmup-requests}). */
-    public static final int DEFAULT_REQUESTS = 3000;
+    /** Each path of {@link #mix} a few times: the first touch of the request path ({@code server.warmup-requests}). */
+    public static final int DEFAULT_REQUESTS = 32;
+    /** A warm-up of this many requests or more waits for the JIT to compile what it made hot (see {@link #settle}). */
+    public static final int JIT_REQUESTS = 500;
     public static final Duration DEFAULT_BUDGET = Duration.ofSeconds(5);
     private static final int IN_FLIGHT = 8;
     /**
-     * Requests that come on a connection of their own, whatever the warm-up's size: every new
-     * connection runs the accept, set-up and close paths, which a first request pays for in full.
+     * The most requests that come on a connection of their own (a quarter of the warm-up's size): every
+     * new connection runs the accept, set-up and close paths, which a first request pays for in full.
      */
-    private static final int CONNECTION_PER_REQUEST = 200;
+    private static final int MAX_CONNECTION_PER_REQUEST = 200;
     private static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long MAX_SETTLE_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final byte[] PAYLOAD = "{\"warm\":true,\"items\":[1,2,3]}".getBytes(StandardCharsets.UTF_8);
@@ -71,8 +81,10 @@ public final class Warmup {
         long start = System.nanoTime();
         // Over TLS too, with the real certificate (the handshake is on the path of every new connection),
         // but without asking for client certificates: the warm-up client presents none. No health grace:
-        // nothing balances the throwaway server, so its stop need not answer 503 for a while first.
+        // nothing balances the throwaway server, so its stop need not answer 503 for a while first. No
+        // more worker threads than requests in flight: the pool starts them all, and the real server its own.
         ServerOptions options = like.toBuilder().host("127.0.0.1").port(0).warmup(false).clearRoutes()
+                .workerThreads(Math.min(like.pools().workerThreads(), IN_FLIGHT))
                 .tlsClientAuth(keel.core.tls.ClientAuth.NONE).tlsClientTrust(null).healthGrace(Duration.ZERO).build();
         SSLContext tls = options.tls().enabled() ? client.options().tls().context() : null;
         if (options.tls().enabled() && tls == null) throw new IllegalArgumentException("a TLS warm-up needs a client with an SSL context that trusts the server");
@@ -98,7 +110,8 @@ public final class Warmup {
                 failed.addAndGet(IN_FLIGHT - window.availablePermits()); // still unanswered when the budget ran out
             }
             StartupTimeline.mark("warm-up: " + answered.get() + " requests, " + IN_FLIGHT + " in flight");
-            Closing closing = connectionPerRequest(server.port(), tls, CONNECTION_PER_REQUEST, deadline);
+            int connections = Math.min(MAX_CONNECTION_PER_REQUEST, Math.max(1, requests / 4));
+            Closing closing = connectionPerRequest(server.port(), tls, connections, deadline);
             StartupTimeline.mark("warm-up: " + closing.sent() + " connections of one request");
             ran |= failed.get() == 0 && answered.get() > 0;
             return new Report(answered.get() + closing.answered(), failed.get() + closing.sent() - closing.answered(),
@@ -106,17 +119,21 @@ public final class Warmup {
         } finally {
             server.stop(Duration.ofSeconds(1));
             StartupTimeline.mark("warm-up: throwaway server stopped");
-            settle();
-            StartupTimeline.mark("warm-up: settle (JIT queue, GC)");
+            // A smaller warm-up makes few methods hot: the compilers' queue then holds the start's own
+            // methods, not worth the wait, and its garbage is not worth a full collection.
+            if (requests >= JIT_REQUESTS) {
+                settle();
+                StartupTimeline.mark("warm-up: settle (JIT queue, GC)");
+            }
         }
     }
 
     /**
-     * Lets the JVM finish what the warm-up set off before real requests come: the JIT compiles the
-     * methods the warm-up made hot on background threads (which share the server's CPUs), and the
-     * warm-up's garbage would be collected in the middle of the first requests. Waits until the
-     * compilers have been idle for {@link #QUIET_NANOS} (at most {@link #MAX_SETTLE_NANOS}), then
-     * collects once.
+     * Lets the JVM finish what a warm-up of {@link #JIT_REQUESTS} or more set off before real requests
+     * come: the JIT compiles the methods the warm-up made hot on background threads (which share the
+     * server's CPUs), and the warm-up's garbage would be collected in the middle of the first
+     * requests. Waits until the compilers have been idle for {@link #QUIET_NANOS} (at most
+     * {@link #MAX_SETTLE_NANOS}), then collects once.
      */
     private static void settle() {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
@@ -141,16 +158,16 @@ public final class Warmup {
         System.gc();
     }
 
+    /** Requests sent one per connection, and how many of them were answered with 200. */
+    private record Closing(int sent, int answered) {
+    }
+
     /**
      * Requests that each come on a new connection and end it ({@code Connection: close}), as health
      * checks and load balancers send them: the accept, close and lingering paths (and, with {@code tls},
      * the full handshake) get warm too, until {@code count} or the budget runs out. Returns how many
      * were sent and how many of those were answered.
      */
-    /** Requests sent one per connection, and how many of them were answered with 200. */
-    private record Closing(int sent, int answered) {
-    }
-
     private static Closing connectionPerRequest(int port, SSLContext tls, int count, long deadline) {
         byte[] request = "GET /warmup/text HTTP/1.1\r\nHost: warmup\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
         SocketFactory sockets = tls == null ? SocketFactory.getDefault() : tls.getSocketFactory();
