@@ -1,11 +1,9 @@
 package keel.http.codec;
 
-import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.util.Locale;
 
-import static java.nio.charset.StandardCharsets.ISO_8859_1;
+import static java.nio.charset.StandardCharsets.US_ASCII;
 
 /**
  * The {@code Date} field line (RFC 9110 §6.6.1), formatted once per second and shared by all threads.
@@ -21,8 +19,12 @@ final class DateHeader {
         }
     }
 
-    /** IMF-fixdate: always two-digit days, English names, GMT. */
-    private static final DateTimeFormatter IMF_FIXDATE = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US);
+    /**
+     * IMF-fixdate's names, always English: written by hand, because a {@code DateTimeFormatter} with
+     * names loads the JDK's locale data at its first use, about 30 ms of the start.
+     */
+    private static final String[] DAYS = {"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"};
+    private static final String[] MONTHS = {"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
     private static volatile Cached cached = new Cached(Long.MIN_VALUE, 0, new byte[0]);
 
     private DateHeader() {
@@ -38,10 +40,23 @@ final class DateHeader {
         long millis = System.currentTimeMillis();
         long second = Math.floorDiv(millis, 1000);
         long fromNanos = nanoTime - Math.floorMod(millis, 1000) * 1_000_000L;
-        byte[] line = second == current.second() ? current.line()
-                : ("Date: " + IMF_FIXDATE.format(Instant.ofEpochSecond(second).atOffset(ZoneOffset.UTC)) + "\r\n").getBytes(ISO_8859_1);
+        byte[] line = second == current.second() ? current.line() : format(second);
         Cached fresh = new Cached(second, fromNanos, line);
         cached = fresh;
         return fresh;
+    }
+
+    /** {@code Date: Sun, 06 Nov 1994 08:49:37 GMT} and CRLF, for wall-clock second {@code second} (from the epoch). */
+    static byte[] format(long second) {
+        LocalDateTime t = LocalDateTime.ofEpochSecond(second, 0, ZoneOffset.UTC);
+        StringBuilder line = new StringBuilder(37).append("Date: ").append(DAYS[t.getDayOfWeek().ordinal()]).append(", ");
+        twoDigits(line, t.getDayOfMonth()).append(' ').append(MONTHS[t.getMonthValue() - 1]).append(' ').append(t.getYear()).append(' ');
+        twoDigits(line, t.getHour()).append(':');
+        twoDigits(line, t.getMinute()).append(':');
+        return twoDigits(line, t.getSecond()).append(" GMT\r\n").toString().getBytes(US_ASCII);
+    }
+
+    private static StringBuilder twoDigits(StringBuilder line, int value) {
+        return line.append((char) ('0' + value / 10)).append((char) ('0' + value % 10));
     }
 }

@@ -3,9 +3,13 @@ package keel.http.codec;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
+import java.util.Locale;
+import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -24,6 +28,23 @@ class DateHeaderTest {
         ZonedDateTime date = dateOf(DateHeader.line(System.nanoTime()));
         ZonedDateTime after = ZonedDateTime.now();
         assertThat(date.toInstant()).isBetween(before.toInstant(), after.toInstant());
+    }
+
+    /** Written by hand, the line is what the JDK's formatter makes of the same second, from 1970 to 9999. */
+    @Test
+    void theLineIsWhatTheJdksFormatterWrites() {
+        DateTimeFormatter imfFixdate = DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US);
+        SplittableRandom random = new SplittableRandom(7);
+        long last = Instant.parse("9999-12-31T23:59:59Z").getEpochSecond();
+        long[] seconds = new long[10_000];
+        for (int i = 0; i < seconds.length; i++) seconds[i] = random.nextLong(last + 1);
+        seconds[0] = 0;
+        seconds[1] = last;
+        seconds[2] = Instant.parse("2024-02-29T09:05:07Z").getEpochSecond(); // a leap day, single-digit fields
+        for (long second : seconds) {
+            String expected = "Date: " + imfFixdate.format(Instant.ofEpochSecond(second).atOffset(ZoneOffset.UTC)) + "\r\n";
+            assertThat(new String(DateHeader.format(second), StandardCharsets.US_ASCII)).as("second %d", second).isEqualTo(expected);
+        }
     }
 
     @Test
