@@ -4,7 +4,10 @@ import keel.http.Response;
 import keel.http.server.Execution;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -31,8 +34,8 @@ class RouterTest {
     @Test
     void answersMethodNotAllowedWithTheMethodsThePathHas() {
         RouteTable table = new Router().get("/items/{id}", OK).put("/items/{id}", OK).post("/items", OK).freeze();
-        assertThat(table.match("DELETE", "/items/3")).isEqualTo(new RouteMatch.MethodNotAllowed(java.util.Set.of("GET", "HEAD", "PUT")));
-        assertThat(table.match("GET", "/items")).isEqualTo(new RouteMatch.MethodNotAllowed(java.util.Set.of("POST")));
+        assertThat(table.match("DELETE", "/items/3")).isEqualTo(new RouteMatch.MethodNotAllowed(Set.of("GET", "HEAD", "PUT")));
+        assertThat(table.match("GET", "/items")).isEqualTo(new RouteMatch.MethodNotAllowed(Set.of("POST")));
     }
 
     @Test
@@ -54,8 +57,8 @@ class RouterTest {
     void configuredSettingsApplyOverTheCodesInOrderAndAreMarked() {
         Router router = new Router();
         router.with(Execution.EVENT_LOOP).limit(3).get("/items/{id}", OK).put("/items/{id}", OK);
-        RouteTable table = router.freeze(java.util.List.of(
-                RouteSettings.of("/items/{id}").execution(Execution.WORKER_POOL).deadline(java.time.Duration.ofSeconds(2)),
+        RouteTable table = router.freeze(List.of(
+                RouteSettings.of("/items/{id}").execution(Execution.WORKER_POOL).deadline(Duration.ofSeconds(2)),
                 RouteSettings.of("/items/{id}").method("PUT").execution(Execution.VIRTUAL_THREAD).maxBodySize(10)));
         Route get = ((RouteMatch.Found) table.match("GET", "/items/1")).route();
         Route put = ((RouteMatch.Found) table.match("PUT", "/items/1")).route();
@@ -65,7 +68,7 @@ class RouterTest {
         assertThat(put.execution()).as("the later entry wins").isEqualTo(Execution.VIRTUAL_THREAD);
         assertThat(put.maxBodySizeOr(1000)).isEqualTo(10);
         assertThat(get.maxBodySizeOr(1000)).isEqualTo(1000);
-        assertThat(put.deadlineOr(java.time.Duration.ZERO)).isEqualTo(java.time.Duration.ofSeconds(2));
+        assertThat(put.deadlineOr(Duration.ZERO)).isEqualTo(Duration.ofSeconds(2));
     }
 
     @Test
@@ -83,5 +86,24 @@ class RouterTest {
         RouteTable table = new Router().get("/f/{name}", OK).freeze();
         assertThatThrownBy(() -> table.match("GET", "/f/%zz"))
                 .isInstanceOf(keel.http.HttpStatusException.class).hasMessageContaining("percent");
+    }
+
+    /** Routes compare by value, every component counted, as a record's generated methods would. */
+    @Test
+    void routesAreEqualByValue() {
+        Route.Endpoint endpoint = new Route.Sync(request -> Response.ok("x"));
+        Route route = new Route("GET", "/a/{id}", endpoint, Execution.EVENT_LOOP, 3, Duration.ofSeconds(1), 10, Set.of());
+        Route same = new Route("GET", "/a/{id}", endpoint, Execution.EVENT_LOOP, 3, Duration.ofSeconds(1), 10, Set.of());
+        assertThat(same).isEqualTo(route).hasSameHashCodeAs(route);
+        assertThat(List.of(
+                new Route("POST", "/a/{id}", endpoint, Execution.EVENT_LOOP, 3, Duration.ofSeconds(1), 10, Set.of()),
+                new Route("GET", "/b/{id}", endpoint, Execution.EVENT_LOOP, 3, Duration.ofSeconds(1), 10, Set.of()),
+                new Route("GET", "/a/{id}", new Route.Sync(request -> Response.ok("y")), Execution.EVENT_LOOP, 3, Duration.ofSeconds(1), 10, Set.of()),
+                new Route("GET", "/a/{id}", endpoint, null, 3, Duration.ofSeconds(1), 10, Set.of()),
+                new Route("GET", "/a/{id}", endpoint, Execution.EVENT_LOOP, 4, Duration.ofSeconds(1), 10, Set.of()),
+                new Route("GET", "/a/{id}", endpoint, Execution.EVENT_LOOP, 3, null, 10, Set.of()),
+                new Route("GET", "/a/{id}", endpoint, Execution.EVENT_LOOP, 3, Duration.ofSeconds(1), -1, Set.of()),
+                new Route("GET", "/a/{id}", endpoint, Execution.EVENT_LOOP, 3, Duration.ofSeconds(1), 10, Set.of(Route.Setting.LIMIT))))
+                .allSatisfy(other -> assertThat(other).isNotEqualTo(route));
     }
 }
