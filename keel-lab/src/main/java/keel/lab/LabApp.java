@@ -45,8 +45,8 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
 
     /**
      * The lab app; with {@code amqp} also {@code POST /gateway/publish}, {@code /keel/health} and (when
-     * enabled) the ingest pipeline. Broker and database connect in the background once the port is
-     * open: without them the server still starts, and those routes answer 503 saying why.
+     * enabled) the ingest pipeline. Broker and database connect in the background, from before the
+     * warm-up on: without them the server still starts, and those routes answer 503 saying why.
      */
     public static LabApp start(ServerOptions options, LabSettings lab, AmqpOptions amqp) throws IOException, InterruptedException {
         KeelMetrics metrics = new KeelMetrics();
@@ -70,6 +70,11 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
         StartupTimeline.mark("routes (JSON writer prepared)");
         List<Runnable> connects = new ArrayList<>();
         List<AutoCloseable> services = amqp == null ? List.of() : services(router, amqp, metrics, connects, running::get);
+        // The broker and database connections start now, on threads of their own, while the server warms
+        // up: once its port opens they are often up already, and their set-up (the broker client's, the
+        // logging of a refused attempt) does not compete with the first requests for the CPU.
+        connects.forEach(Runnable::run);
+        StartupTimeline.mark("broker and database connections started (in the background)");
         HttpServer server;
         try {
             // Opens its port last, warm when asked.
@@ -81,9 +86,6 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
             throw e;
         }
         running.set(server);
-        // The broker and database connections start once the port is open: the first request needs neither.
-        connects.forEach(Runnable::run);
-        StartupTimeline.mark("broker and database connections started (in the background)");
         return new LabApp(server, client, upstream, services);
     }
 
