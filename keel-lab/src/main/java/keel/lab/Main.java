@@ -169,11 +169,12 @@ public final class Main {
         // Run once, by a signal or below: the server stops, then the broker and database connections close.
         FutureTask<Void> close = new FutureTask<>(app::close, null);
         stopGracefullyOnSignals(app, close, out);
-        say(out, "serving", String.format("keel %s serving on %s://%s:%d (transport=%s, execution=%s, threads=%s, loops=%d, warmup=%s, "
-                        + "access-log=%s, gateway=%s, ingest=%s)",
-                Version.VALUE, options.tls().enabled() ? "https" : "http", options.host(), app.server().port(), options.transport().word(), options.execution().word(),
-                options.threads().word(), options.pools().loops(), options.warmup(), options.logging().access(), config.amqp().gateway().mode().word(),
-                config.amqp().ingest().enabled() ? config.amqp().ingest().mode().word() : "off"));
+        // Concatenated: String.format would look up the locale's number symbols while the first requests come in.
+        say(out, "serving", "keel " + Version.VALUE + " serving on " + (options.tls().enabled() ? "https" : "http") + "://" + options.host()
+                + ":" + app.server().port() + " (transport=" + options.transport().word() + ", execution=" + options.execution().word()
+                + ", threads=" + options.threads().word() + ", loops=" + options.pools().loops() + ", warmup=" + options.warmup()
+                + ", access-log=" + options.logging().access() + ", gateway=" + config.amqp().gateway().mode().word()
+                + ", ingest=" + (config.amqp().ingest().enabled() ? config.amqp().ingest().mode().word() : "off") + ")");
         app.server().awaitStop();
         // The server has stopped; the connections close after it, and main's System.exit must wait for them.
         close.run();
