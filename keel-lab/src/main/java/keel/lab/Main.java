@@ -32,6 +32,12 @@ public final class Main {
     }
 
     public static void main(String[] args) throws Exception {
+        // The broker client and Micrometer log through SLF4J: named here, its JDK-logging provider needs
+        // no search of every jar on the class path at the first logger (and SLF4J need not say so).
+        if (System.getProperty("slf4j.provider") == null) {
+            System.setProperty("slf4j.provider", "org.slf4j.jul.JULServiceProvider");
+            System.setProperty("slf4j.internal.verbosity", "WARN");
+        }
         System.exit(run(List.of(args), System.out, System.err));
     }
 
