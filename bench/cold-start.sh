@@ -7,13 +7,17 @@
 #                     that bin/keel trains and uses)
 #     keel-warmup-off the same with --warmup false
 #     keel-no-aot     the same as keel with KEEL_AOT=off (no AOT cache)
+#     keel-base       the same as keel, from another build's launcher (BASE_BIN): a change's before
+#                     and after, side by side in one run
 #     microhttp       bench/microhttp-hello (microhttp's hello world)
 #     netty           bench/netty-hello (Netty 4.2 NIO hello world)
 #   From the launch, the script polls a TCP connect until the port opens ("port"), then at once
 #   sends GET ROUTE on a new connection (curl on CPU CLIENT_CPU, -w %{time_total}), then CALLS
 #   more, one after the other, each on a new connection: "first" against their median. "first
 #   200" is launch to the first request's 200 as seen by the script. Then the server's resident
-#   memory (VmRSS), and the server stops.
+#   memory (VmRSS), and the server stops. "CPU to port" is the CPU time the server's process had
+#   used when its port opened (launcher, JVM and every thread: /proc/PID/stat), which the
+#   machine's other load disturbs far less than the wall-clock figures.
 #   With IDLE_CONNECTIONS > 0 (default 10000), one more start of keel and of netty each: that many
 #   keep-alive connections, each after one request, are held open by a Python client on CPU
 #   CLIENT_CPU, and the resident memory is read again.
@@ -29,6 +33,7 @@
 #   Each cell is the median over REPEATS fresh JVMs; "spread" is the min-max
 #   of first/median over those JVMs.
 #   port ms       launch to the port accepting a TCP connection
+#   CPU to port   the server's CPU time (ms) when its port opened
 #   first 200 ms  launch to the first request's 200
 #   first ms      latency of the first request (server) or call (client)
 #   median ms     median of the CALLS that follow it
@@ -59,6 +64,7 @@
 #                   ("port") or after the "serving on" line ("ready")
 #   PORT [18110], UPSTREAM_PORT [18111], UPSTREAM_WARM_REQUESTS [300]
 #   SERVER_CPU [0], CLIENT_CPU [1], READY_TIMEOUT [60], KEEL_BIN [bin/keel]
+#   BASE_BIN        another build's bin/keel, for the keel-base row
 #
 # Output: the table on stdout, progress on stderr; table, raw timings and
 # server logs under bench/results/cold-start-<timestamp>/ (gitignored).
@@ -72,7 +78,7 @@ REPEATS=${REPEATS:-5} CALLS=${CALLS:-100} SIDES=${SIDES:-server client} ROUTE=${
 SERVERS=${SERVERS:-keel keel-warmup-off keel-no-aot microhttp netty} IDLE_CONNECTIONS=${IDLE_CONNECTIONS:-10000}
 PORT=${PORT:-18110} UPSTREAM_PORT=${UPSTREAM_PORT:-18111} UPSTREAM_WARM_REQUESTS=${UPSTREAM_WARM_REQUESTS:-300}
 SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1} READY_TIMEOUT=${READY_TIMEOUT:-60}
-KEEL_BIN=${KEEL_BIN:-$ROOT/bin/keel} FIRST_AFTER=${FIRST_AFTER:-port}
+KEEL_BIN=${KEEL_BIN:-$ROOT/bin/keel} FIRST_AFTER=${FIRST_AFTER:-port} BASE_BIN=${BASE_BIN:-}
 TARGET_RATIO=3 TARGET_FIRST_200_MS=300  # keel's first request within 3x the steady median, its first 200 within 300 ms
 
 # shellcheck source-path=SCRIPTDIR source=lib/bench.sh
@@ -84,7 +90,8 @@ require_integers REPEATS CALLS IDLE_CONNECTIONS PORT UPSTREAM_PORT UPSTREAM_WARM
 [[ $FIRST_AFTER == port || $FIRST_AFTER == ready ]] || die "FIRST_AFTER must be port or ready, got '$FIRST_AFTER'"
 for s in $SIDES; do [[ $s == server || $s == client ]] || die "unknown side '$s' (known: server client)"; done
 [[ $ROUTE == /* ]] || die "ROUTE: '$ROUTE' must start with /"
-for n in $SERVERS; do [[ $n =~ ^(keel|keel-warmup-off|keel-no-aot|microhttp|netty)$ ]] || die "unknown server '$n' (known: keel keel-warmup-off keel-no-aot microhttp netty)"; done
+for n in $SERVERS; do [[ $n =~ ^(keel|keel-warmup-off|keel-no-aot|keel-base|microhttp|netty)$ ]] || die "unknown server '$n' (known: keel keel-warmup-off keel-no-aot keel-base microhttp netty)"; done
+if [[ " $SERVERS " == *" keel-base "* ]]; then [[ -x $BASE_BIN ]] || die "the keel-base row needs BASE_BIN, another build's bin/keel"; fi
 require_tools "taskset: util-linux" taskset curl awk
 require_cpus
 ((BASH_VERSINFO[0] >= 5)) || die "bash >= 5 is needed (EPOCHREALTIME)"
@@ -147,6 +154,7 @@ server_command() {
     keel) SERVER_CMD=(env KEEL_AOT=on "$KEEL_BIN" serve --port "$PORT") ;;
     keel-warmup-off) SERVER_CMD=(env KEEL_AOT=on "$KEEL_BIN" serve --port "$PORT" --warmup false) ;;
     keel-no-aot) SERVER_CMD=(env KEEL_AOT=off "$KEEL_BIN" serve --port "$PORT") ;;
+    keel-base) SERVER_CMD=(env KEEL_AOT=on "$BASE_BIN" serve --port "$PORT") ;;
     microhttp) SERVER_CMD=("$JAVA_HOME/bin/java" -jar "$MICROHTTP_JAR" --port "$PORT") ;;
     netty) SERVER_CMD=("$JAVA_HOME/bin/java" -jar "$NETTY_JAR" --port "$PORT") ;;
   esac
@@ -161,7 +169,7 @@ server_rss_kib() {
   awk '/^VmRSS:/ { print $2; found = 1 } END { if (!found) print -1 }' "/proc/$jvm/status" 2>/dev/null || echo -1
 }
 
-# Launches server row $1 and waits for its port; sets START_US and PORT_AT_US.
+# Launches server row $1 and waits for its port; sets START_US, PORT_AT_US and PORT_CPU_MS.
 launch_row() { # name logf
   local deadline
   server_command "$1"
@@ -176,6 +184,8 @@ launch_row() { # name logf
     sleep 0.002
   done
   PORT_AT_US=$(now_us)
+  # taskset, bin/keel and java exec one another: one process, whose counters hold the launcher's time too.
+  PORT_CPU_MS=$(awk -v hz="$CLOCK_TICKS" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$SERVER_PID/stat" 2>/dev/null || echo -1)
   if [[ $FIRST_AFTER == ready && $1 == keel* ]]; then
     until grep -q 'serving on' "$2"; do
       kill -0 "$SERVER_PID" 2>/dev/null || die "$1 exited before it was ready (log: $2)"
@@ -185,7 +195,7 @@ launch_row() { # name logf
   fi
 }
 
-# One fresh server JVM: appends "server route name rep port_ms first200_ms first_ms median_ms -1 p90_ms rss_kib".
+# One fresh server JVM: appends "server route name rep port_ms first200_ms first_ms median_ms -1 p90_ms rss_kib cpu_to_port_ms".
 server_row() { # name repeat
   local name=$1 rep=$2 logf="$OUT/server-$1-$2" first_at first code rss i
   launch_row "$name" "$logf.log"
@@ -200,12 +210,12 @@ server_row() { # name repeat
   if grep -q 'building' "$logf.log"; then log "warning: bin/keel built something at this start (sources changed meanwhile?)"; fi
   stop_pid_var SERVER_PID
   awk -v route="$ROUTE" -v name="$name" -v rep="$rep" -v port=$(((PORT_AT_US - START_US) / 1000)) \
-    -v f200=$(((first_at - START_US) / 1000)) -v first="$first" -v rss="$rss" "$MEDIAN_AWK"'
+    -v f200=$(((first_at - START_US) / 1000)) -v first="$first" -v rss="$rss" -v cpu="$PORT_CPU_MS" "$MEDIAN_AWK"'
     { list = list " " $2 * 1000 }
     END {
-      printf "server\t%s\t%s\t%s\t%d\t%d\t%.3f\t%.3f\t-1\t%.3f\t%d\n", route, name, rep, port, f200, first * 1000, med(list), p90(list), rss
+      printf "server\t%s\t%s\t%s\t%d\t%d\t%.3f\t%.3f\t-1\t%.3f\t%d\t%d\n", route, name, rep, port, f200, first * 1000, med(list), p90(list), rss, cpu
     }' "$logf.steady.txt" >>"$ROWS"
-  log "$name #$rep: $(tail -n 1 "$ROWS" | awk -F '\t' '{ printf "port %s ms, first 200 %s ms, first %.2f ms, median %.2f ms (%.1fx), RSS %.0f MiB", $5, $6, $7, $8, $7 / $8, $11 / 1024 }')"
+  log "$name #$rep: $(tail -n 1 "$ROWS" | awk -F '\t' '{ printf "port %s ms (CPU %s ms), first 200 %s ms, first %.2f ms, median %.2f ms (%.1fx), RSS %.0f MiB", $5, $12, $6, $7, $8, $7 / $8, $11 / 1024 }')"
 }
 
 # Holds $2 keep-alive connections to PORT, each after one GET ROUTE answered, until its standard input closes.
@@ -310,8 +320,8 @@ emit_table() { # $1: optional remark for the heading
     awk -F '\t' -v target="$TARGET_RATIO" -v target200="$TARGET_FIRST_200_MS" "$MEDIAN_AWK"'
       function cell(v, fmt) { return (v < 0 ? "-" : sprintf(fmt, v)) }
       BEGIN {
-        print "| side | call | server / warm-up | port ms | first 200 ms | first ms | median ms | p90 ms | first/median | spread | warm-up ms | RSS MiB |"
-        print "|---|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"
+        print "| side | call | server / warm-up | port ms | CPU to port ms | first 200 ms | first ms | median ms | p90 ms | first/median | spread | warm-up ms | RSS MiB |"
+        print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"
       }
       {
         key = $1 SUBSEP $2 SUBSEP $3
@@ -319,7 +329,7 @@ emit_table() { # $1: optional remark for the heading
         ratio = $7 / $8
         port[key] = port[key] " " $5; f200[key] = f200[key] " " $6; first[key] = first[key] " " $7
         median[key] = median[key] " " $8; p90s[key] = p90s[key] " " $10; ratios[key] = ratios[key] " " ratio; wu[key] = wu[key] " " $9
-        rss[key] = rss[key] " " ($11 == "" ? -1 : $11)
+        rss[key] = rss[key] " " ($11 == "" ? -1 : $11); cpu[key] = cpu[key] " " ($12 == "" ? -1 : $12)
         if (!(key in lo) || ratio < lo[key]) lo[key] = ratio
         if (!(key in hi) || ratio > hi[key]) hi[key] = ratio
       }
@@ -328,8 +338,8 @@ emit_table() { # $1: optional remark for the heading
           split(order[i], k, SUBSEP); o = order[i]; r = med(ratios[o])
           what = (k[1] == "client" ? "warm-up " (k[3] == "true" ? "on" : "off") : k[3])
           m = med(rss[o])
-          printf "| %s | %s | %s | %s | %s | %s | %s | %s | %.1fx | %.1f-%.1fx | %s | %s |\n", k[1], k[2], what,
-            cell(med(port[o]), "%d"), cell(med(f200[o]), "%d"), cell(med(first[o]), "%.2f"),
+          printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1fx | %.1f-%.1fx | %s | %s |\n", k[1], k[2], what,
+            cell(med(port[o]), "%d"), cell(med(cpu[o]), "%d"), cell(med(f200[o]), "%d"), cell(med(first[o]), "%.2f"),
             cell(med(median[o]), "%.2f"), cell(med(p90s[o]), "%.2f"), r, lo[o], hi[o], cell(med(wu[o]), "%d"), cell(m < 0 ? -1 : m / 1024, "%.0f")
           if (k[1] == "server" && k[3] ~ /^keel/) verdict[++nv] = sprintf("- %s: first/median %.1fx (worst %.1fx) %s the %dx target; first 200 after %d ms %s the %d ms target", \
             k[3], r, hi[o], (r <= target ? "meets" : "misses"), target, med(f200[o]), (med(f200[o]) <= target200 ? "meets" : "misses"), target200)
@@ -359,6 +369,8 @@ prepare_keel
 # bin/keel trains its AOT cache at the first serve after a build: here, not in a measurement.
 log "preparing the AOT cache (bin/keel serve --help)..."
 "$KEEL_BIN" serve --help >/dev/null || die "$KEEL_BIN serve --help failed"
+if [[ " $SERVERS " == *" keel-base "* ]]; then "$BASE_BIN" serve --help >/dev/null || die "$BASE_BIN serve --help failed"; fi
+CLOCK_TICKS=$(getconf CLK_TCK)
 MICROHTTP_DIR="$ROOT/bench/microhttp-hello"
 MICROHTTP_JAR="$MICROHTTP_DIR/target/microhttp-hello.jar"
 if [[ " $SERVERS " == *" microhttp "* ]]; then
