@@ -22,7 +22,8 @@
 #   keep-alive connections, each after one request, are held open by a Python client on CPU
 #   CLIENT_CPU, and the resident memory is read again.
 #   client   a fresh JVM runs keel.lab.ColdStartProbe on CPU CLIENT_CPU: a new
-#            HttpClient (HttpClient.warmup(upstream) first, or not) calls
+#            HttpClient (HttpClient.warmup(upstream) first, its default first touch; or
+#            HttpClient.warmup(500, upstream), which waits for the JIT too: "on, JIT"; or no warm-up) calls
 #              POST /upstream/refine-address   (a small address JSON)
 #            on an upstream that is already running and warm (bin/keel serve
 #            --upstream-delay 0ms on UPSTREAM_PORT, CPU SERVER_CPU, warmed by
@@ -286,7 +287,7 @@ start_upstream() {
 }
 
 # One fresh probe JVM: appends "client route warmup - - first_ms median_ms warmup_ms".
-client_row() { # warmup(true|false) repeat
+client_row() { # warmup(true|jit|false) repeat
   local warmup=$1 rep=$2 out="$OUT/client-${1}-${2}.txt" line rc=0
   "$JAVA_HOME/bin/java" -cp "$LAB_CP" keel.lab.ColdStartProbe \
     "http://127.0.0.1:$UPSTREAM_PORT/upstream/refine-address" "$warmup" "$CALLS" >"$out" 2>&1 </dev/null &
@@ -336,7 +337,7 @@ emit_table() { # $1: optional remark for the heading
       END {
         for (i = 1; i <= n; i++) {
           split(order[i], k, SUBSEP); o = order[i]; r = med(ratios[o])
-          what = (k[1] == "client" ? "warm-up " (k[3] == "true" ? "on" : "off") : k[3])
+          what = (k[1] == "client" ? "warm-up " (k[3] == "true" ? "on" : k[3] == "jit" ? "on, JIT" : "off") : k[3])
           m = med(rss[o])
           printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1fx | %.1f-%.1fx | %s | %s |\n", k[1], k[2], what,
             cell(med(port[o]), "%d"), cell(med(cpu[o]), "%d"), cell(med(f200[o]), "%d"), cell(med(first[o]), "%.2f"),
@@ -404,7 +405,7 @@ fi
 if [[ " $SIDES " == *" client "* ]]; then
   start_upstream
   for ((rep = 1; rep <= REPEATS; rep++)); do
-    for warmup in true false; do client_row "$warmup" "$rep"; done
+    for warmup in true jit false; do client_row "$warmup" "$rep"; done
   done
   stop_pid_var UPSTREAM_PID
 fi

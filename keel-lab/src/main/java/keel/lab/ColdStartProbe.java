@@ -29,16 +29,20 @@ public final class ColdStartProbe {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length != 3 || !(args[1].equals("true") || args[1].equals("false")) || !args[2].matches("[1-9][0-9]{0,5}")) {
-            System.err.println("usage: ColdStartProbe <upstream refine URL> <warmup true|false> <calls 1..999999>");
+        if (args.length != 3 || !args[1].matches("true|jit|false") || !args[2].matches("[1-9][0-9]{0,5}")) {
+            System.err.println("usage: ColdStartProbe <upstream refine URL> <warmup true|jit|false> <calls 1..999999>");
             System.exit(2);
         }
         URI upstream = URI.create(args[0]);
-        boolean warmup = Boolean.parseBoolean(args[1]);
+        String warmup = args[1];
         int calls = Integer.parseInt(args[2]);
         try (HttpClient client = HttpClient.create(ClientOptions.defaults())) {
             long warmupStart = System.nanoTime();
-            Warmup.Report report = warmup ? client.warmup(upstream) : new Warmup.Report(0, 0, java.time.Duration.ZERO);
+            Warmup.Report report = switch (warmup) {
+                case "true" -> client.warmup(upstream);
+                case "jit" -> client.warmup(Warmup.JIT_REQUESTS, upstream); // waits for the JIT too
+                default -> new Warmup.Report(0, 0, java.time.Duration.ZERO);
+            };
             long warmupMillis = (System.nanoTime() - warmupStart) / 1_000_000;
             long first = timedCall(client, upstream);
             long[] steady = new long[calls];

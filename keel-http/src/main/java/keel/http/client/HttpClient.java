@@ -177,6 +177,15 @@ public final class HttpClient implements AutoCloseable {
      * request from each loop). Blocks; call it at start-up, not on an event loop.
      */
     public Warmup.Report warmup(URI... upstreams) throws IOException, InterruptedException {
+        return warmup(Warmup.DEFAULT_REQUESTS, upstreams);
+    }
+
+    /**
+     * {@link #warmup(URI...)} with a warm-up of {@code requests} against the throwaway server: from
+     * {@link Warmup#JIT_REQUESTS} on, it also waits for the JIT to compile the paths it made hot, so
+     * that the first calls run compiled code (at the cost of a longer warm-up: see {@link Warmup}).
+     */
+    public Warmup.Report warmup(int requests, URI... upstreams) throws IOException, InterruptedException {
         refuseOnEventLoop("warmup");
         long start = System.nanoTime();
         onEveryLoop(pools -> pools.prefillBuffers(16));
@@ -187,7 +196,7 @@ public final class HttpClient implements AutoCloseable {
             // unobserved one on the same loops, so no metric keeps a series for that server.
             try (HttpClient unobserved = options.observer() == ClientObserver.NONE ? null
                     : create(options.toBuilder().observer(ClientObserver.NONE).build(), loops)) {
-                report = Warmup.run(server, unobserved == null ? this : unobserved, Warmup.DEFAULT_REQUESTS, Warmup.DEFAULT_BUDGET);
+                report = Warmup.run(server, unobserved == null ? this : unobserved, requests, Warmup.DEFAULT_BUDGET);
             }
         }
         int failures = report.failures();
