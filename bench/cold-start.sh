@@ -316,7 +316,8 @@ emit_table() { # $1: optional remark for the heading
     echo "$REPEATS fresh JVMs per row (median, spread = min-max of first/median); the server's first request" \
       "when $([[ $FIRST_AFTER == port ]] && echo "its port opened" || echo "it printed 'serving on'"); servers on CPU $SERVER_CPU," \
       "curl and the client probe on CPU $CLIENT_CPU; $("$JAVA_HOME/bin/java" -version 2>&1 | head -n 1);" \
-      "$(git_desc); load average at the start ${LOAD_BEFORE:-?}, at the end $(load_average)"
+      "$(git_desc)$([[ $KEEL_BIN != "$ROOT/bin/keel" ]] && echo " (keel rows: $KEEL_BIN, $(git_desc "$(dirname "$KEEL_BIN")/.."))")$([[ " $SERVERS " == *" keel-base "* ]] && echo "; keel-base: $(git_desc "$(dirname "$BASE_BIN")/..")");" \
+      "load average at the start ${LOAD_BEFORE:-?}, at the end $(load_average)"
     echo
     awk -F '\t' -v target="$TARGET_RATIO" -v target200="$TARGET_FIRST_200_MS" "$MEDIAN_AWK"'
       function cell(v, fmt) { return (v < 0 ? "-" : sprintf(fmt, v)) }
