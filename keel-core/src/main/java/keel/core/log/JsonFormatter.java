@@ -1,9 +1,6 @@
 package keel.core.log;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.logging.Formatter;
-import java.util.logging.Level;
 import java.util.logging.LogRecord;
 
 /**
@@ -23,7 +20,7 @@ public final class JsonFormatter extends Formatter {
     @Override
     public String format(LogRecord record) {
         StringBuilder line = new StringBuilder(192).append("{\"time\":\"").append(record.getInstant()).append('"');
-        Json.appendMember(line, "level", level(record.getLevel()));
+        Json.appendMember(line, "level", Log.levelName(record.getLevel()));
         Json.appendMember(line, "logger", record.getLoggerName());
         Throwable thrown = record.getThrown();
         Object[] parameters = record.getParameters();
@@ -33,24 +30,7 @@ public final class JsonFormatter extends Formatter {
         } else {
             Json.appendMember(line, "message", formatMessage(record));
         }
-        if (thrown != null) Json.appendMember(line, "exception", stackTrace(thrown));
+        if (thrown != null) Json.appendMember(line, "exception", Log.stackTrace(thrown));
         return line.append("}\n").toString();
-    }
-
-    private static String level(Level level) {
-        int value = level.intValue();
-        if (value >= Level.SEVERE.intValue()) return "ERROR";
-        if (value >= Level.WARNING.intValue()) return "WARNING";
-        if (value >= Level.INFO.intValue()) return "INFO";
-        if (value >= Level.FINE.intValue()) return "DEBUG";
-        return "TRACE";
-    }
-
-    private static String stackTrace(Throwable thrown) {
-        StringWriter text = new StringWriter(512);
-        try (PrintWriter writer = new PrintWriter(text)) {
-            thrown.printStackTrace(writer);
-        }
-        return text.toString().stripTrailing();
     }
 }

@@ -1,11 +1,10 @@
 package keel.core.log;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
-import java.util.IdentityHashMap;
-import java.util.Map;
 import java.util.ResourceBundle;
-import java.util.logging.Formatter;
 import java.util.logging.Handler;
 
 /**
@@ -14,13 +13,12 @@ import java.util.logging.Handler;
  * so call sites stay one line and cost nothing when the level is off.
  *
  * <p>The format is one per process ({@link #useFormat}): {@link LogFormat#TEXT} hands the logger the
- * line as text and the cause as its throwable; {@link LogFormat#JSON} hands it the event, the pairs
- * and the cause as one parameter, which {@link JsonFormatter} writes as the members of a JSON object.
+ * line as text and the cause as its throwable, which {@link TextFormatter} writes on one line after
+ * the time, level and logger; {@link LogFormat#JSON} hands it the event, the pairs and the cause as
+ * one parameter, which {@link JsonFormatter} writes as the members of a JSON object.
  */
 public final class Log {
     private static volatile LogFormat format = LogFormat.TEXT;
-    /** The formatters {@link #useFormat} replaced on JUL's root handlers, to put back for text. */
-    private static final Map<Handler, Formatter> replaced = new IdentityHashMap<>();
 
     private final Logger logger;
 
@@ -34,21 +32,16 @@ public final class Log {
 
     /**
      * Writes every line from now on in {@code next}: for the whole process, as logging configuration
-     * is. {@code JSON} also puts a {@link JsonFormatter} on the handlers of JUL's root logger (where
-     * {@code System.Logger} writes by default), so what other libraries log through JUL comes out as
-     * JSON too; {@code TEXT} puts back the formatters that replaced. Called once at start by an
-     * application ({@code bin/keel serve}); a library leaves it alone.
+     * is. It also puts the format's formatter ({@link TextFormatter}, {@link JsonFormatter}) on the
+     * handlers of JUL's root logger (where {@code System.Logger} writes by default), so that every
+     * record, other libraries' too, is one line of that format (JUL's own formatter writes two lines
+     * a record, the first naming this class as its source). Called once at start by an application
+     * ({@code bin/keel serve}); a library leaves it alone.
      */
     public static synchronized void useFormat(LogFormat next) {
         format = next;
-        java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
-        for (Handler handler : root.getHandlers()) {
-            if (next == LogFormat.JSON && !(handler.getFormatter() instanceof JsonFormatter)) {
-                replaced.put(handler, handler.getFormatter());
-                handler.setFormatter(new JsonFormatter());
-            } else if (next == LogFormat.TEXT && replaced.containsKey(handler)) {
-                handler.setFormatter(replaced.remove(handler));
-            }
+        for (Handler handler : java.util.logging.Logger.getLogger("").getHandlers()) {
+            handler.setFormatter(next == LogFormat.JSON ? new JsonFormatter() : new TextFormatter());
         }
     }
 
@@ -87,6 +80,25 @@ public final class Log {
         if (format == LogFormat.JSON) logger.log(level, (ResourceBundle) null, "{0}", fields); // the cause travels in fields
         else if (cause == null) logger.log(level, fields.toString());
         else logger.log(level, fields.toString(), cause);
+    }
+
+    /** A JUL level as {@link System.Logger.Level} names it: {@code TRACE}, {@code DEBUG}, {@code INFO}, {@code WARNING}, {@code ERROR}. */
+    static String levelName(java.util.logging.Level level) {
+        int value = level.intValue();
+        if (value >= java.util.logging.Level.SEVERE.intValue()) return "ERROR";
+        if (value >= java.util.logging.Level.WARNING.intValue()) return "WARNING";
+        if (value >= java.util.logging.Level.INFO.intValue()) return "INFO";
+        if (value >= java.util.logging.Level.FINE.intValue()) return "DEBUG";
+        return "TRACE";
+    }
+
+    /** The whole stack trace of {@code thrown}, without a line break at its end. */
+    static String stackTrace(Throwable thrown) {
+        StringWriter text = new StringWriter(512);
+        try (PrintWriter writer = new PrintWriter(text)) {
+            thrown.printStackTrace(writer);
+        }
+        return text.toString().stripTrailing();
     }
 
     /**

@@ -14,7 +14,7 @@ import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** What {@link Log} hands JUL in each format, and what {@link JsonFormatter} makes of it. */
+/** What {@link Log} hands JUL in each format, and what {@link TextFormatter} and {@link JsonFormatter} make of it. */
 class LogFormatTest {
     private final Logger jul = Logger.getLogger(LogFormatTest.class.getName());
     private final List<LogRecord> records = new ArrayList<>();
@@ -93,13 +93,43 @@ class LogFormatTest {
     }
 
     @Test
-    void jsonIsPutOnTheRootHandlersAndTextPutsTheirFormattersBack() {
+    void textIsOneLineOfTimeLevelLoggerAndThePairs() {
+        log.info("connected", "peer", "10.0.0.1", "id", 42);
+        assertThat(new TextFormatter().format(records.getFirst()))
+                .matches("time=\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z level=INFO logger=keel.core.log.LogFormatTest event=connected peer=10.0.0.1 id=42\n");
+    }
+
+    @Test
+    void textPutsTheStackTraceOnTheLinesAfter() {
+        IOException cause = new IOException("boom");
+        log.warn("read_failed", cause, "id", 42);
+        String text = new TextFormatter().format(records.getFirst());
+        assertThat(text).matches("(?s)time=\\S+ level=WARNING logger=keel.core.log.LogFormatTest event=read_failed id=42\n"
+                + "java.io.IOException: boom\n\tat .*\n");
+        assertThat(text).contains("\tat " + cause.getStackTrace()[0] + "\n");
+    }
+
+    @Test
+    void textGivesARecordNotFromLogItsMessageLast() {
+        LogRecord record = new LogRecord(Level.INFO, "connected to {0}");
+        record.setParameters(new Object[]{"broker:5672"});
+        record.setLoggerName("com.rabbitmq.client");
+        assertThat(new TextFormatter().format(record)).matches("time=\\S+ level=INFO logger=com.rabbitmq.client message=connected to broker:5672\n");
+    }
+
+    @Test
+    void eachFormatPutsItsFormatterOnTheRootHandlers() {
         Handler root = Logger.getLogger("").getHandlers()[0];
         var before = root.getFormatter();
-        Log.useFormat(LogFormat.JSON);
-        assertThat(root.getFormatter()).isInstanceOf(JsonFormatter.class);
-        assertThat(Log.format()).isEqualTo(LogFormat.JSON);
-        Log.useFormat(LogFormat.TEXT);
-        assertThat(root.getFormatter()).isSameAs(before);
+        try {
+            Log.useFormat(LogFormat.JSON);
+            assertThat(root.getFormatter()).isInstanceOf(JsonFormatter.class);
+            assertThat(Log.format()).isEqualTo(LogFormat.JSON);
+            Log.useFormat(LogFormat.TEXT);
+            assertThat(root.getFormatter()).isInstanceOf(TextFormatter.class);
+            assertThat(Log.format()).isEqualTo(LogFormat.TEXT);
+        } finally {
+            root.setFormatter(before);
+        }
     }
 }
