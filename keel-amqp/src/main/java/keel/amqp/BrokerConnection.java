@@ -22,10 +22,11 @@ import java.util.function.Consumer;
 /**
  * One connection to the broker that keeps itself up: the first connection is tried in the
  * background until it succeeds (so a server starts without a broker), and a lost one is recovered by
- * the client's automatic recovery, channels, queues and consumers included. With a cluster's
- * addresses ({@code amqp.addresses}) the client tries them in a shuffled order, the first time and
- * at each recovery, so a connection whose node died moves to a live one. Its {@link State} is
- * what {@code /keel/health} shows and what the routes check before they touch the broker.
+ * the client's automatic recovery, channels, queues and consumers included, every
+ * {@code amqp.recovery-interval}. With a cluster's addresses ({@code amqp.addresses}) the client
+ * tries them in a shuffled order, the first time and at each recovery, and the first recovery
+ * starts at once, so a connection whose node died moves to a live one without waiting. Its {@link State} is what {@code /keel/health} shows
+ * and what the routes check before they touch the broker.
  *
  * <p>Thread contract: the state is written by the client's connection threads and read by any.
  */
@@ -111,7 +112,13 @@ public final class BrokerConnection implements HealthCheck, AutoCloseable {
         }
         factory.setAutomaticRecoveryEnabled(true);
         factory.setTopologyRecoveryEnabled(true);
-        factory.setNetworkRecoveryInterval(options.recoveryInterval().toMillis());
+        // On a cluster, a lost connection is tried again at once, then every recovery interval: a node
+        // that died refuses at once and the other addresses are tried in the same attempt, so the
+        // connection moves to a live node without first waiting out the interval. A single broker
+        // that dropped the connection gets the interval before the first try.
+        long interval = options.recoveryInterval().toMillis();
+        boolean cluster = options.nodes().size() > 1;
+        factory.setRecoveryDelayHandler(failedAttempts -> failedAttempts == 0 && cluster ? 0 : interval);
         factory.setConnectionTimeout(2_000);
         factory.setHandshakeTimeout(5_000);
         factory.setRequestedHeartbeat(10); // a silent broker is noticed within ~20 s, not the default 2 min

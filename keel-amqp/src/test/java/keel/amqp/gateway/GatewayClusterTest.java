@@ -1,10 +1,12 @@
 package keel.amqp.gateway;
 
 import com.rabbitmq.client.Connection;
+import keel.amqp.AmqpOptions;
 import keel.amqp.BrokerConnection;
 import keel.amqp.Cluster;
 import keel.amqp.Services;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -72,6 +74,36 @@ class GatewayClusterTest {
                     List<String> queued = Services.drain(check, queue);
                     assertThat(queued).as("every confirmed message is queued").containsAll(load.confirmed);
                     assertThat(load.statuses.keySet()).as("only what was sent is queued").containsAll(queued);
+                    Services.deleteQueue(check, queue);
+                }
+            } finally {
+                Cluster.up(); // the killed node starts again and rejoins
+            }
+        }
+    }
+
+    /**
+     * A connection whose node dies tries the other nodes at once, not after {@code amqp.recovery-interval}:
+     * with an interval of a minute, the gateway is up on a surviving node within seconds.
+     */
+    @Test
+    void aConnectionWhoseNodeDiesMovesToAnotherAtOnce() throws Exception {
+        AmqpOptions options = Cluster.options().mode(GatewayMode.ASYNC).recoveryInterval(Duration.ofMinutes(1)).build();
+        try (GatewayServer server = GatewayServer.start(options).awaitBroker()) {
+            BrokerConnection broker = server.gateway.broker();
+            int killed = Cluster.nodeOf(broker.node().orElseThrow());
+            int survivor = killed % Cluster.NODES + 1;
+            String queue = Cluster.newQuorumQueue(survivor, "cluster-move");
+            try {
+                Cluster.kill(killed);
+                long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+                while (broker.state() != BrokerConnection.State.UP || broker.node().map(Cluster::nodeOf).orElse(killed) == killed) {
+                    assertThat(System.nanoTime()).as("up on a surviving node within 20 s: " + broker.json()).isLessThan(deadline);
+                    Thread.sleep(20);
+                }
+                assertThat(server.publish("after-the-kill", queue).statusCode()).isEqualTo(202);
+                try (Connection check = Cluster.connect(survivor)) {
+                    assertThat(Services.drain(check, queue)).containsExactly("after-the-kill");
                     Services.deleteQueue(check, queue);
                 }
             } finally {
