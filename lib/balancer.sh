@@ -11,14 +11,20 @@
 #   KEEL_BALANCER_CPUS        []      taskset CPU list for the instances ("" leaves them unpinned)
 #   KEEL_BALANCER_HAPROXY_CPUS []     taskset CPU list for HAProxy
 #   KEEL_BALANCER_TIMEOUT     [120]   seconds an instance may take to start and be marked up
+#   KEEL_BALANCER_WARMUP_REQUESTS [2000]  each instance's --warmup-requests (a serve flag after -- wins)
+#   KEEL_BALANCER_SLOWSTART   [10s]   how long HAProxy takes to give an instance that came up its full share
 #
 # HAProxy checks GET /keel/health every second (fall 2, rise 2): an instance that stops answers it
 # 503 for its health grace (--health-grace, 5 s in bin/keel serve) before it stops accepting, so
 # HAProxy has marked it down by then and sends it nothing new; its requests in flight finish (no
 # on-marked-down shutdown-sessions). A new instance is warm before its port opens, and is marked up
-# only once its health (broker connection included) answers 200 twice. Only a failed connection
-# is retried elsewhere (retry-on conn-failure, redispatch): a request that reached an instance is
-# never sent twice.
+# only once its health (broker connection included) answers 200 twice. Behind a balancer the time to
+# the port matters less than what the first requests meet, so each instance's warm-up is large
+# enough to wait for the JIT (serve's default only touches each path; see Warmup), and an instance
+# that comes back up gets its share of the traffic gradually (slowstart): the code the warm-up does
+# not run, the gateway's publishing, compiles under part of the load rather than all of it. Only a
+# failed connection is retried elsewhere (retry-on conn-failure, redispatch): a request that reached
+# an instance is never sent twice.
 
 KEEL_BALANCER_DIR=${KEEL_BALANCER_DIR:-$root/.keel/balancer}
 
@@ -71,7 +77,8 @@ backend keel
     # Checks every second (every 500 ms while a state changes): down after 2 failures, well within
     # the instances' health grace; up after 2 answers 200. No on-marked-down shutdown-sessions: a
     # request in flight on an instance marked down finishes.
-    default-server inter 1s fastinter 500ms downinter 1s fall 2 rise 2
+    # An instance back up after being down gets its full share over the slowstart, not at once.
+    default-server inter 1s fastinter 500ms downinter 1s fall 2 rise 2 slowstart ${KEEL_BALANCER_SLOWSTART:-10s}
 EOF
   for port in "$@"; do
     i=$((i + 1))
@@ -116,7 +123,8 @@ balancer_start_instance() { # i
   local i=$1 port=$((BALANCER_FIRST_PORT + $1 - 1)) pin=()
   [[ -n ${BALANCER_CPUS:-} ]] && pin=(taskset -c "$BALANCER_CPUS")
   # shellcheck disable=SC2086 # the serve flags are words
-  setsid "${pin[@]}" "$root/bin/keel" serve --host 127.0.0.1 --port "$port" --access-log false $BALANCER_SERVE_ARGS \
+  setsid "${pin[@]}" "$root/bin/keel" serve --host 127.0.0.1 --port "$port" --access-log false \
+    --warmup-requests "${BALANCER_WARMUP_REQUESTS:-2000}" $BALANCER_SERVE_ARGS \
     >>"$KEEL_BALANCER_DIR/keel$i.log" 2>&1 </dev/null &
   echo $! >"$KEEL_BALANCER_DIR/keel$i.pid"
 }
@@ -160,8 +168,9 @@ balancer_up() { # [--instances N] [-- serve flags...]
   local ports=() i
   BALANCER_INSTANCES=$n BALANCER_PORT=${KEEL_BALANCER_PORT:-8080} BALANCER_FIRST_PORT=${KEEL_BALANCER_FIRST_PORT:-8081}
   BALANCER_STATS_PORT=${KEEL_BALANCER_STATS_PORT:-8404} BALANCER_CPUS=${KEEL_BALANCER_CPUS:-} BALANCER_SERVE_ARGS="$*"
+  BALANCER_WARMUP_REQUESTS=${KEEL_BALANCER_WARMUP_REQUESTS:-2000}
   for ((i = 1; i <= n; i++)); do ports+=($((BALANCER_FIRST_PORT + i - 1))); done
-  declare -p BALANCER_INSTANCES BALANCER_PORT BALANCER_FIRST_PORT BALANCER_STATS_PORT BALANCER_CPUS BALANCER_SERVE_ARGS \
+  declare -p BALANCER_INSTANCES BALANCER_PORT BALANCER_FIRST_PORT BALANCER_STATS_PORT BALANCER_CPUS BALANCER_SERVE_ARGS BALANCER_WARMUP_REQUESTS \
     | sed 's/^declare -- //' >"$KEEL_BALANCER_DIR/balancer.env"
   balancer_haproxy_config "$BALANCER_PORT" "$BALANCER_STATS_PORT" "${ports[@]}" >"$KEEL_BALANCER_DIR/haproxy.cfg"
   haproxy -c -q -f "$KEEL_BALANCER_DIR/haproxy.cfg" || { balancer_log "haproxy rejects $KEEL_BALANCER_DIR/haproxy.cfg"; return 1; }
