@@ -253,7 +253,8 @@ fault_row() { # name function
   FAULT_WRK_JOB=$wrk_job
   sleep "$BEFORE"
   from=$(date +%s) FAULT_STARTED=""
-  "$run" || log "$name: the fault did not complete (see $OUT/cluster.log)"
+  local completed=true
+  "$run" || { completed=false; log "$name: the fault did not complete (see $OUT/cluster.log)"; }
   to=$(date +%s) from=${FAULT_STARTED:-$from}
   sleep "$AFTER"
   interrupt_wrk "$wrk_job"
@@ -276,6 +277,7 @@ fault_row() { # name function
   elif ((missing > 0 || twice > 0)) || [[ $name == rolling-restart && $failed != 0 ]]; then
     verdict=FAILED
   fi
+  [[ $completed == true ]] || verdict="FAILED (the fault did not complete)"
   printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$((to - from))" "$before" \
     "$during" "$after" "$fivexx" "$socket" "$recover" "$failed" "$confirmed" "$missing" "$redelivered" "$duplicates" "$twice" \
     "$verdict" >>"$OUT/faults.md"
