@@ -25,8 +25,9 @@ import java.util.function.Consumer;
  * the client's automatic recovery, channels, queues and consumers included, every
  * {@code amqp.recovery-interval}. With a cluster's addresses ({@code amqp.addresses}) the client
  * tries them in a shuffled order, the first time and at each recovery, and the first recovery
- * starts at once, so a connection whose node died moves to a live one without waiting. Its {@link State} is what {@code /keel/health} shows
- * and what the routes check before they touch the broker.
+ * starts at once, so a connection whose node died moves to a live one without waiting. Its
+ * {@link State} is what {@code /keel/health} shows and what the routes check before they touch the
+ * broker.
  *
  * <p>Thread contract: the state is written by the client's connection threads and read by any.
  */
