@@ -87,9 +87,13 @@ class GuardTest {
         try (HttpServer server = HttpServer.start(options(ServerOptions.OnBlocked.WARN).build(), router, recorder)) {
             for (int i = 0; i < 10; i++) clients.add(RawClient.connect(server.port()));
             // Ten requests at once: the loop handles them in one round, 9-10 x 20 ms, past the threshold.
-            for (RawClient client : clients) client.send(RawClient.get("/nap"));
-            for (RawClient client : clients) assertThat(client.read().body()).isEqualTo("rested");
-            awaitTrue(() -> !recorder.events.isEmpty());
+            // The watchdog takes the stack once, when it sees the stall; on a loaded machine that moment
+            // can fall on a response being written between two naps: another burst is another look.
+            for (int burst = 0; burst < 5 && !anyFrameSleeps(recorder); burst++) {
+                for (RawClient client : clients) client.send(RawClient.get("/nap"));
+                for (RawClient client : clients) assertThat(client.read().body()).isEqualTo("rested");
+                awaitTrue(() -> !recorder.events.isEmpty());
+            }
             assertThat(recorder.routes).contains("/nap");
             // The stack is taken whenever the watchdog looks: between two naps it may hold none, but not in every report.
             assertThat(recorder.events.stream().flatMap(event -> Arrays.stream(event.stack())).map(StackTraceElement::toString))
@@ -97,6 +101,11 @@ class GuardTest {
         } finally {
             for (RawClient client : clients) client.close();
         }
+    }
+
+    private static boolean anyFrameSleeps(Recorder recorder) {
+        return recorder.events.stream().flatMap(event -> Arrays.stream(event.stack()))
+                .anyMatch(frame -> frame.toString().contains("Thread.sleep"));
     }
 
     @Test
