@@ -55,7 +55,14 @@ public class ParserBenchmark {
             \r
             """;
 
-    @Param({"wrk", "browser"})
+    /**
+     * {@code wrk} and {@code browser}: the same head 16 times, as a client polling one resource sends it.
+     * {@code changing}: a REST client's heads, each with its own target and {@code X-Request-Id}, the
+     * rest the same. {@code alternating}: two browser heads that differ in every line, one after the
+     * other, so that no line is ever the one before it at its place (the worst case for a connection's
+     * {@code LastHead}).
+     */
+    @Param({"wrk", "browser", "changing", "alternating"})
     public String head;
 
     private ByteBuffer batch;
@@ -63,11 +70,23 @@ public class ParserBenchmark {
 
     @Setup
     public void setUp() {
-        byte[] one = (head.equals("wrk") ? WRK : BROWSER).getBytes(ISO_8859_1);
-        batch = ByteBuffer.allocate(one.length * BATCH);
-        for (int i = 0; i < BATCH; i++) batch.put(one);
-        batch.flip();
+        StringBuilder heads = new StringBuilder();
+        for (int i = 0; i < BATCH; i++) heads.append(head(i));
+        byte[] bytes = heads.toString().getBytes(ISO_8859_1);
+        batch = ByteBuffer.allocate(bytes.length).put(bytes).flip();
         parser = new Http1Parser(new Http1Parser.Limits(8192, 100, 10 * 1024 * 1024));
+    }
+
+    private String head(int i) {
+        return switch (head) {
+            case "wrk" -> WRK;
+            case "browser" -> BROWSER;
+            case "changing" -> "GET /orders/" + (4200 + i) + " HTTP/1.1\r\nHost: api.example.com\r\nAccept: application/json\r\n"
+                    + "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.c2Vzc2lvbg.k3Y\r\nX-Request-Id: 6f1c2a9e-" + (1000 + i) + "\r\n\r\n";
+            case "alternating" -> i % 2 == 0 ? BROWSER : BROWSER.replace("GET /orders/42?", "POST /carts/7?")
+                    .replace(": ", ":  ").replace("Host:  shop", "Host:  www");
+            default -> throw new IllegalArgumentException(head);
+        };
     }
 
     @Benchmark

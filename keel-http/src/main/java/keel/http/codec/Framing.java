@@ -15,7 +15,7 @@ record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean e
 
     /**
      * The framing of a request; {@code fields} is the parser's own, read again for every request and
-     * cleared after, so an idle connection holds nothing of its last request.
+     * cleared after, but for the last valid {@code Host} (a string the parser's {@link LastHead} holds too).
      */
     static Framing of(Fields fields, Headers headers, boolean http11, long maxBodySize) {
         try {
@@ -33,7 +33,10 @@ record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean e
         if (http11 && fields.hosts == 0) throw new BadMessage("missing Host header");
         if (fields.hosts > 1) throw new BadMessage("more than one Host header");
         // RFC 9112 §3.2: a Host field with an invalid value is answered 400 like a missing one.
-        if (fields.host != null && !Tokens.isHost(fields.host)) throw new BadMessage("invalid Host header");
+        if (fields.host != null && fields.host != fields.checkedHost) {
+            if (!Tokens.isHost(fields.host)) throw new BadMessage("invalid Host header");
+            fields.checkedHost = fields.host; // a client's next requests bring the same string back (LastHead)
+        }
         boolean keepAlive = fields.keepAlive(http11);
         boolean expectContinue = fields.expectContinue && http11;
         if (fields.transferEncoding != null) {
@@ -88,6 +91,8 @@ record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean e
         private boolean keepAliveToken;
         private boolean expectContinue;
         private String unsupportedExpectation;
+        /** The last {@code Host} value found valid, kept across messages: the same string is not checked again. */
+        private String checkedHost;
 
         /** Gathers the fields of {@code headers}, into fields that are clear. */
         void read(Headers headers) {

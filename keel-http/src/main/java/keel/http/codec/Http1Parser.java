@@ -68,6 +68,8 @@ public final class Http1Parser {
     private final Headers.Builder fieldScratch = new Headers.Builder();
     private final Framing.Fields framingFields = new Framing.Fields();
     private final MessageHead head = new MessageHead();
+    /** The connection's last head: the lines of the next one that come again are not read anew. */
+    private final LastHead lastHead = new LastHead();
     private final ChunkedDecoder chunks;
     private State state = State.HEAD;
     private ParseResult.Failed failure;
@@ -166,9 +168,19 @@ public final class Http1Parser {
     }
 
     private void readHead(byte[] a, int start, int end) {
-        int lineEnd = MessageHead.lineEnd(a, start, end);
-        readRequestLine(a, start, MessageHead.contentEnd(a, start, lineEnd));
-        headers = MessageHead.readFields(a, lineEnd + 1, limits.maxHeaderCount(), fieldScratch.clear());
+        lastHead.begin(start);
+        int fieldsStart = lastHead.requestLine(a, start, end);
+        if (fieldsStart >= 0) {
+            method = lastHead.method();
+            target = lastHead.target();
+            http11 = lastHead.http11();
+        } else {
+            int lineEnd = MessageHead.lineEnd(a, start, end);
+            readRequestLine(a, start, MessageHead.contentEnd(a, start, lineEnd));
+            fieldsStart = lineEnd + 1;
+            lastHead.requestLineRead(method, target, http11, fieldsStart);
+        }
+        headers = MessageHead.readFields(a, fieldsStart, end, limits.maxHeaderCount(), fieldScratch.clear(), lastHead);
     }
 
     private void readRequestLine(byte[] a, int start, int end) {
@@ -224,7 +236,11 @@ public final class Http1Parser {
 
     private ParseResult startBody(ByteBuffer in) {
         maxBodySize = limits.maxBodySize(method, target);
-        Framing framing = Framing.of(framingFields, headers, http11, maxBodySize);
+        Framing framing = lastHead.framing(headers, http11, maxBodySize);
+        if (framing == null) {
+            framing = Framing.of(framingFields, headers, http11, maxBodySize);
+            lastHead.framed(headers, http11, maxBodySize, framing);
+        }
         keepAlive = framing.keepAlive();
         expectContinue = framing.expectContinue();
         if (framing.chunked()) {

@@ -104,15 +104,35 @@ final class MessageHead {
             byte first = a[position];
             if (first == '\n' || first == '\r' && a[position + 1] == '\n') return fields.build();
             if (fields.size() == maxCount) throw new BadMessage(431, "more than " + maxCount + " header fields");
-            position = readField(a, position, fields);
+            position = readField(a, position, fields, null);
+        }
+    }
+
+    /**
+     * {@link #readFields}, for the head {@code [last's start, end)}, giving each field line that came
+     * again at its place in the {@code last} head what it read as then, and keeping this head there.
+     */
+    static Headers readFields(byte[] a, int position, int end, int maxCount, Headers.Builder fields, LastHead last) {
+        while (true) {
+            byte first = a[position];
+            if (first == '\n' || first == '\r' && a[position + 1] == '\n') return last.end(a, end, fields);
+            if (fields.size() == maxCount) throw new BadMessage(431, "more than " + maxCount + " header fields");
+            int next = last.fieldLine(a, position, end);
+            if (next >= 0) {
+                fields.add(last.name(), last.value());
+                position = next;
+            } else {
+                position = readField(a, position, fields, last);
+            }
         }
     }
 
     /**
      * Reads the field line at {@code start} in one pass (the head holds its LF) and returns the index
-     * past its LF; a line that does not read is looked at again by {@link #refuseField}, which says why.
+     * past its LF, telling {@code last} (when not null) what it read; a line that does not read is
+     * looked at again by {@link #refuseField}, which says why.
      */
-    private static int readField(byte[] a, int start, Headers.Builder fields) {
+    private static int readField(byte[] a, int start, Headers.Builder fields, LastHead last) {
         int colon = start;
         while (Tokens.isTchar(a[colon])) colon++;
         if (a[colon] != ':' || colon == start) throw refuseField(a, start);
@@ -124,7 +144,10 @@ final class MessageHead {
         if (a[lf] != '\n') throw refuseField(a, start);
         int valueEnd = i;
         while (valueEnd > valueStart && (a[valueEnd - 1] == ' ' || a[valueEnd - 1] == '\t')) valueEnd--;
-        fields.add(Tokens.fieldName(a, start, colon), new String(a, valueStart, valueEnd - valueStart, ISO_8859_1));
+        String name = Tokens.fieldName(a, start, colon);
+        String value = new String(a, valueStart, valueEnd - valueStart, ISO_8859_1);
+        fields.add(name, value);
+        if (last != null) last.fieldRead(name, value, lf + 1);
         return lf + 1;
     }
 
