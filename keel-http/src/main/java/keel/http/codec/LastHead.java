@@ -16,8 +16,9 @@ import java.util.Arrays;
  * <p>Only the places are compared, never searched: a line that moved is read anew. A head of more
  * than {@link #MAX_BYTES} bytes or {@link #MAX_LINES} lines is read in full and not kept. One per
  * parser, used on its connection's thread, made empty: its arrays come with the first head and grow
- * with longer ones, so an idle connection holds its last head (its bytes and strings, and about 200
- * bytes for a head of up to 8 lines). After a head that fails to read, the parser reads no more.
+ * with longer ones, so an idle connection holds its last head: its bytes, its strings and
+ * {@link Headers}, and about 150 bytes of arrays for a head of up to 4 lines (about 0.5 KiB in all for
+ * the head {@code bench/throughput.sh} sends). After a head that fails to read, the parser reads no more.
  */
 final class LastHead {
     /** Heads larger than this are not kept. */
@@ -25,7 +26,7 @@ final class LastHead {
     /** Lines of a head kept: the request line and {@code MAX_LINES - 1} field lines. */
     static final int MAX_LINES = 32;
     /** Lines the arrays hold at first: they grow with longer heads, up to {@link #MAX_LINES}. */
-    private static final int FIRST_LINES = 8;
+    private static final int FIRST_LINES = 4;
 
     /** The kept head's bytes, {@code [0, length)}; line {@code i} is {@code [starts[i], starts[i + 1])}, its LF included. */
     private byte[] bytes = new byte[0];
