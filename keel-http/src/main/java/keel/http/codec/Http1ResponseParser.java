@@ -161,7 +161,7 @@ public final class Http1ResponseParser {
         boolean http11 = Tokens.isHttp11(a, start, start + 8);
         int status = status(a, start + 9);
         String reason = reason(a, Math.min(start + 13, lineContentEnd), lineContentEnd);
-        Headers headers = MessageHead.readFields(a, lineEnd + 1, limits.maxHeaderCount(), fieldScratch.clear());
+        Headers headers = MessageHead.readFields(a, lineEnd + 1, end, limits.maxHeaderCount(), fieldScratch.clear(), null);
         if (status < 200 && status != 101) return null;
         return startBody(status, reason, headers, http11);
     }

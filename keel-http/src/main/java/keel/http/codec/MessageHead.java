@@ -96,28 +96,17 @@ final class MessageHead {
     }
 
     /**
-     * Reads the field lines from {@code position} up to the empty line that ends the head (found before)
-     * into {@code fields} (cleared by the caller) and returns them; more than {@code maxCount} is a 431.
-     */
-    static Headers readFields(byte[] a, int position, int maxCount, Headers.Builder fields) {
-        while (true) {
-            byte first = a[position];
-            if (first == '\n' || first == '\r' && a[position + 1] == '\n') return fields.build();
-            if (fields.size() == maxCount) throw new BadMessage(431, "more than " + maxCount + " header fields");
-            position = readField(a, position, fields, null);
-        }
-    }
-
-    /**
-     * {@link #readFields}, for the head {@code [last's start, end)}, giving each field line that came
-     * again at its place in the {@code last} head what it read as then, and keeping this head there.
+     * Reads the field lines from {@code position} up to the empty line that ends the head (found before;
+     * the head ends at {@code end}) into {@code fields} (cleared by the caller) and returns them; more
+     * than {@code maxCount} is a 431. With a {@code last} head (a request parser's), a field line that
+     * came again at its place gives what it read as then, and this head is kept there; null for none.
      */
     static Headers readFields(byte[] a, int position, int end, int maxCount, Headers.Builder fields, LastHead last) {
         while (true) {
             byte first = a[position];
-            if (first == '\n' || first == '\r' && a[position + 1] == '\n') return last.end(a, end, fields);
+            if (first == '\n' || first == '\r' && a[position + 1] == '\n') return last == null ? fields.build() : last.end(a, end, fields);
             if (fields.size() == maxCount) throw new BadMessage(431, "more than " + maxCount + " header fields");
-            int next = last.fieldLine(a, position, end);
+            int next = last == null ? -1 : last.fieldLine(a, position, end);
             if (next >= 0) {
                 fields.add(last.name(), last.value());
                 position = next;
