@@ -20,7 +20,11 @@
 #   machine's other load disturbs far less than the wall-clock figures.
 #   With IDLE_CONNECTIONS > 0 (default 10000), one more start of keel and of netty each: that many
 #   keep-alive connections, each after one request, are held open by a Python client on CPU
-#   CLIENT_CPU, and the resident memory is read again.
+#   CLIENT_CPU, and the resident memory is read again: 1 s after the last connection opened
+#   ("held"), and IDLE_SETTLE seconds later ("settled"), once a JIT compilation that the burst
+#   of connections started has ended and its memory is given back (the JVM keeps a compiler's
+#   freed memory 5 s, and bin/keel's JVMs hand freed native memory back every 5 s). The goal is
+#   read on "settled": memory that idle connections hold.
 #   client   a fresh JVM runs keel.lab.ColdStartProbe on CPU CLIENT_CPU: a new
 #            HttpClient (HttpClient.warmup(upstream) first, its default first touch; or
 #            HttpClient.warmup(500, upstream), which waits for the JIT too: "on, JIT"; or no warm-up) calls
@@ -61,6 +65,7 @@
 #   SERVERS [keel keel-warmup-off keel-no-aot microhttp netty]   server rows
 #   ROUTE [/benchmark/hello]   the route every server row calls (the reference servers serve only it)
 #   IDLE_CONNECTIONS [10000]   keep-alive connections for the memory rows (0: none)
+#   IDLE_SETTLE [12]    seconds from "held" to "settled" in the memory rows
 #   FIRST_AFTER [port]  send the server's first request when the port opens
 #                   ("port") or after the "serving on" line ("ready")
 #   PORT [18110], UPSTREAM_PORT [18111], UPSTREAM_WARM_REQUESTS [300]
@@ -76,7 +81,7 @@ BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$BENCH_DIR/.." && pwd)
 
 REPEATS=${REPEATS:-5} CALLS=${CALLS:-100} SIDES=${SIDES:-server client} ROUTE=${ROUTE:-/benchmark/hello}
-SERVERS=${SERVERS:-keel keel-warmup-off keel-no-aot microhttp netty} IDLE_CONNECTIONS=${IDLE_CONNECTIONS:-10000}
+SERVERS=${SERVERS:-keel keel-warmup-off keel-no-aot microhttp netty} IDLE_CONNECTIONS=${IDLE_CONNECTIONS:-10000} IDLE_SETTLE=${IDLE_SETTLE:-12}
 PORT=${PORT:-18110} UPSTREAM_PORT=${UPSTREAM_PORT:-18111} UPSTREAM_WARM_REQUESTS=${UPSTREAM_WARM_REQUESTS:-300}
 SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1} READY_TIMEOUT=${READY_TIMEOUT:-60}
 KEEL_BIN=${KEEL_BIN:-$ROOT/bin/keel} FIRST_AFTER=${FIRST_AFTER:-port} BASE_BIN=${BASE_BIN:-}
@@ -84,7 +89,7 @@ TARGET_RATIO=3 TARGET_FIRST_200_MS=300  # keel's first request within 3x the ste
 
 # shellcheck source-path=SCRIPTDIR source=lib/bench.sh
 source "$BENCH_DIR/lib/bench.sh"
-require_integers REPEATS CALLS IDLE_CONNECTIONS PORT UPSTREAM_PORT UPSTREAM_WARM_REQUESTS SERVER_CPU CLIENT_CPU READY_TIMEOUT
+require_integers REPEATS CALLS IDLE_CONNECTIONS IDLE_SETTLE PORT UPSTREAM_PORT UPSTREAM_WARM_REQUESTS SERVER_CPU CLIENT_CPU READY_TIMEOUT
 ((REPEATS > 0 && CALLS > 0 && UPSTREAM_WARM_REQUESTS > 0)) || die "REPEATS, CALLS and UPSTREAM_WARM_REQUESTS must be > 0"
 ((PORT != UPSTREAM_PORT)) || die "PORT and UPSTREAM_PORT must differ"
 [[ -n ${SIDES// } ]] || die "SIDES is empty"
@@ -243,7 +248,7 @@ sys.stdin.read()
 # One more start of server row $1: RSS after start, then with IDLE_CONNECTIONS idle keep-alive
 # connections open; appends "idle name rss_kib rss_idle_kib open answered".
 idle_row() { # name
-  local name=$1 logf="$OUT/idle-$1" rss rss_idle line fifo client
+  local name=$1 logf="$OUT/idle-$1" rss rss_idle rss_settled line fifo client
   launch_row "$name" "$logf.log"
   curl -s -o /dev/null --max-time 30 "http://127.0.0.1:$PORT$ROUTE" || true
   sleep 1
@@ -257,12 +262,14 @@ idle_row() { # name
   line=$(grep -m1 '^open=' "$logf.client.txt" || echo "open=0 answered=0")
   sleep 1
   rss_idle=$(server_rss_kib)
+  sleep "$IDLE_SETTLE"
+  rss_settled=$(server_rss_kib)
   exec 8>&-
   wait "$client" 2>/dev/null || true
   rm -f "$fifo"
   stop_pid_var SERVER_PID
-  printf "idle\t%s\t%s\t%s\t%s\t%s\n" "$name" "$rss" "$rss_idle" "$(field "$line" open)" "$(field "$line" answered)" >>"$IDLE_ROWS"
-  log "$name idle: RSS $((rss / 1024)) MiB after start, $((rss_idle / 1024)) MiB with $line"
+  printf "idle\t%s\t%s\t%s\t%s\t%s\t%s\n" "$name" "$rss" "$rss_idle" "$(field "$line" open)" "$(field "$line" answered)" "$rss_settled" >>"$IDLE_ROWS"
+  log "$name idle: RSS $((rss / 1024)) MiB after start, $((rss_idle / 1024)) MiB with $line, $((rss_settled / 1024)) MiB ${IDLE_SETTLE} s later"
 }
 
 # ------------------------------------------------------------------ client ---
@@ -353,9 +360,13 @@ emit_table() { # $1: optional remark for the heading
       echo
       echo "Resident memory (VmRSS, MiB) of one more start each: after start, then holding keep-alive connections (each after one request):"
       echo
-      echo "| server | after start | with idle connections | connections held (answered) |"
-      echo "|---|---:|---:|---:|"
-      awk -F '\t' '{ printf "| %s | %.0f | %.0f | %s (%s) |\n", $2, $3 / 1024, $4 / 1024, $5, $6 }' "$IDLE_ROWS"
+      echo "| server | after start | with idle connections, held | settled ($IDLE_SETTLE s later) | connections held (answered) |"
+      echo "|---|---:|---:|---:|---:|"
+      awk -F '\t' '{ printf "| %s | %.0f | %.0f | %.0f | %s (%s) |\n", $2, $3 / 1024, $4 / 1024, $7 / 1024, $5, $6 }' "$IDLE_ROWS"
+      awk -F '\t' '$2 == "keel" { k = $7 } $2 == "netty" { n = $7 } END {
+        if (k) printf "\n- keel settled with idle connections: %.0f MiB, %s the < 100 MiB target%s\n", k / 1024, (k < 100 * 1024 ? "meets" : "misses"),
+          (n ? sprintf(" and %s netty'"'"'s %.0f MiB", (k <= n ? "is at or below" : "is above"), n / 1024) : "")
+      }' "$IDLE_ROWS"
     fi
   } >"$OUT/table.md"
   cat "$OUT/table.md"
