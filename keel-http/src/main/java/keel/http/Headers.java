@@ -146,7 +146,8 @@ public final class Headers {
      * cleared and reused (the parser keeps one per connection).
      */
     public static final class Builder {
-        private String[] fields = new String[16];
+        /** Names and values, alternating: room for 4 fields at first (a parser keeps one builder per connection), doubled as needed. */
+        private String[] fields = new String[8];
         private int size;
 
         public Builder() {

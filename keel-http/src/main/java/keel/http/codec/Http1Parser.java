@@ -70,7 +70,8 @@ public final class Http1Parser {
     private final MessageHead head = new MessageHead();
     /** The connection's last head: the lines of the next one that come again are not read anew. */
     private final LastHead lastHead = new LastHead();
-    private final ChunkedDecoder chunks;
+    /** Made at the first chunked body: most connections never send one, and an idle one holds what it made. */
+    private ChunkedDecoder chunks;
     private State state = State.HEAD;
     private ParseResult.Failed failure;
 
@@ -88,7 +89,6 @@ public final class Http1Parser {
 
     public Http1Parser(Limits limits) {
         this.limits = limits;
-        this.chunks = new ChunkedDecoder(limits.maxHeadSize());
     }
 
     /** True between requests: no byte of the next request has been consumed. */
@@ -246,6 +246,7 @@ public final class Http1Parser {
         if (framing.chunked()) {
             body = new byte[(int) Math.min(1024, maxBodySize)];
             bodyLength = 0;
+            if (chunks == null) chunks = new ChunkedDecoder(limits.maxHeadSize());
             chunks.reset();
             state = State.CHUNKED;
         } else if (framing.contentLength() > 0) {
