@@ -19,12 +19,16 @@ final class AotCache {
     private AotCache() {
     }
 
-    /** The cache this JVM was started with, if any. */
+    /**
+     * The cache this JVM was started with, if any. A plain loop: it runs at every start, before the
+     * JIT, where each lambda would be a class spun at run time.
+     */
     static Optional<Path> requested() {
-        return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
-                .filter(argument -> argument.startsWith(OPTION))
-                .reduce((first, last) -> last) // the last option wins, as in the JVM
-                .map(argument -> Path.of(argument.substring(OPTION.length())));
+        String last = null; // the last option wins, as in the JVM
+        for (String argument : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (argument.startsWith(OPTION)) last = argument.substring(OPTION.length());
+        }
+        return last == null ? Optional.empty() : Optional.of(Path.of(last));
     }
 
     /** True when the JVM maps a shared archive (the AOT cache when one was asked for): {@code java.vm.info} says "sharing". */

@@ -44,7 +44,8 @@ public final class Main {
     static int run(List<String> args, PrintStream out, PrintStream err) throws Exception {
         String command = args.isEmpty() ? "--help" : args.getFirst();
         if (command.equals("serve") || command.equals("aot-training")) StartupTimeline.begin();
-        if (command.equals("serve") || command.equals("lab")) AotCache.reportUnusable(err);
+        // The training run asks too (it was started without a cache: nothing to say), so the cache holds what this loads.
+        if (command.equals("serve") || command.equals("lab") || command.equals("aot-training")) AotCache.reportUnusable(err);
         switch (command) {
             case "serve", "aot-training" -> {
                 List<String> flags = new ArrayList<>(args.subList(1, args.size()));

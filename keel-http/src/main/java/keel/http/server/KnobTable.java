@@ -203,12 +203,20 @@ public final class KnobTable<R extends Record> {
         return keys;
     }
 
+    // byYaml and byFlag run for every flag of a start, before the JIT: loops, where a lambda would be a class spun at run time.
+
     public Optional<Key<R>> byYaml(String yaml) {
-        return keys.stream().filter(k -> k.yaml().equals(yaml)).findFirst();
+        for (Key<R> key : keys) {
+            if (key.yaml().equals(yaml)) return Optional.of(key);
+        }
+        return Optional.empty();
     }
 
     public Optional<Key<R>> byFlag(String flag) {
-        return keys.stream().filter(k -> k.flag().equals(flag)).findFirst();
+        for (Key<R> key : keys) {
+            if (key.flag().equals(flag)) return Optional.of(key);
+        }
+        return Optional.empty();
     }
 
     /** Each knob's default, by YAML key (a fresh, modifiable map). */
