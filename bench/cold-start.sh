@@ -18,7 +18,7 @@
 #   memory (VmRSS), and the server stops. "CPU to port" is the CPU time the server's process had
 #   used when its port opened (launcher, JVM and every thread: /proc/PID/stat), which the
 #   machine's other load disturbs far less than the wall-clock figures.
-#   With IDLE_CONNECTIONS > 0 (default 10000), one more start of keel and of netty each: that many
+#   With IDLE_CONNECTIONS > 0 (default 10000), one more start of keel, keel-base and netty each: that many
 #   keep-alive connections, each after one request, are held open by a Python client on CPU
 #   CLIENT_CPU, and the resident memory is read again: 1 s after the last connection opened
 #   ("held"), and IDLE_SETTLE seconds later ("settled"), once a JIT compilation that the burst
@@ -410,7 +410,7 @@ if [[ " $SIDES " == *" server "* ]]; then
   done
   if ((IDLE_CONNECTIONS > 0)); then
     for name in $SERVERS; do
-      if [[ $name == keel || $name == netty ]]; then idle_row "$name"; fi
+      if [[ $name == keel || $name == keel-base || $name == netty ]]; then idle_row "$name"; fi
     done
   fi
 fi
