@@ -236,6 +236,16 @@ public final class EventLoop implements Executor {
     }
 
     /**
+     * Runs {@code task} on this loop once its clock reaches {@code nanoTime} (as soon as it can when it
+     * already has); loop thread only. For a deadline kept as a time of the loop's clock: no reading of
+     * the clock to turn it into a delay.
+     */
+    public Timer scheduleAt(long nanoTime, Runnable task) {
+        assert inEventLoop() : "scheduleAt outside the event loop";
+        return timers.schedule(nanoTime, task);
+    }
+
+    /**
      * Rounds of the loop so far. A round is one poll and the handling of every channel it returned,
      * with the timers and tasks run between them; a loop whose count stands still while it is not
      * {@link #isWaiting} is stuck in one handler, task or timer, or cannot get through its ready

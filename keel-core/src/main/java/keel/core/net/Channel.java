@@ -18,7 +18,6 @@ import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLSession;
@@ -288,10 +287,12 @@ public final class Channel implements IoHandler {
         return tls == null || state == State.HANDSHAKING ? null : tls.session();
     }
 
-    /** Sets the protocol's deadline {@code nanos} from now ({@link Protocol#onDeadline} when it passes). */
+    /** Sets the protocol's deadline {@code nanos} from now, as the loop last read its clock ({@link Protocol#onDeadline} when it passes). */
     public void deadlineAfter(long nanos) {
         deadlineNanos = nanos;
-        deadline = loop.nanoTime() + nanos;
+        // From the time the loop took up this channel or task (it read its clock then): a deadline of
+        // seconds needs no clock read of its own, which an off-loop request would pay twice.
+        deadline = loop.lastNanoTime() + nanos;
         armTimer(deadline);
     }
 
@@ -736,7 +737,7 @@ public final class Channel implements IoHandler {
             timer.cancel();
         }
         timerAt = at;
-        timer = loop.schedule(Math.max(0, at - loop.nanoTime()), TimeUnit.NANOSECONDS, this::onTimer);
+        timer = loop.scheduleAt(at, this::onTimer);
     }
 
     private void onTimer() {
