@@ -231,8 +231,7 @@ public final class EventLoop implements Executor {
      * logged and does not end the loop.
      */
     public Timer schedule(long delay, TimeUnit unit, Runnable task) {
-        assert inEventLoop() : "schedule outside the event loop";
-        return timers.schedule(clock.getAsLong() + unit.toNanos(delay), task);
+        return scheduleAt(clock.getAsLong() + unit.toNanos(delay), task);
     }
 
     /**
