@@ -67,7 +67,7 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
                 ? "http://127.0.0.1:" + running.get().port() : lab.upstreamUrl()));
         AdminRoutes.register(router, running::get);
         if (lab.metrics()) metrics.register(router);
-        StartupTimeline.mark("routes (JSON writer prepared)");
+        StartupTimeline.mark("routes");
         List<Runnable> connects = new ArrayList<>();
         List<AutoCloseable> services = amqp == null ? List.of() : services(router, amqp, metrics, connects, running::get);
         // The broker and database connections start now, on threads of their own, while the server warms

@@ -1,7 +1,6 @@
 package keel.lab.fanout;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import keel.http.Response;
 import keel.http.client.ClientRequest;
@@ -26,7 +25,6 @@ import java.util.concurrent.Future;
  */
 public final class DeviceStatus {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final HttpClient client;
     private final String devicesUrl;
@@ -82,17 +80,17 @@ public final class DeviceStatus {
     }
 
     private static JsonNode aspectOf(String aspect, Response response, Throwable failure) {
-        if (failure != null) return JSON.createObjectNode().put("error", FanOutRoutes.describe(failure));
-        if (response.status() != 200) return JSON.createObjectNode().put("error", "upstream answered " + response.status());
+        if (failure != null) return FanOutJson.MAPPER.createObjectNode().put("error", FanOutRoutes.describe(failure));
+        if (response.status() != 200) return FanOutJson.MAPPER.createObjectNode().put("error", "upstream answered " + response.status());
         try {
-            return JSON.readTree(response.body()).path(aspect);
+            return FanOutJson.MAPPER.readTree(response.body()).path(aspect);
         } catch (IOException e) {
-            return JSON.createObjectNode().put("error", "upstream answered invalid JSON");
+            return FanOutJson.MAPPER.createObjectNode().put("error", "upstream answered invalid JSON");
         }
     }
 
     private static ObjectNode combine(String style, String id, List<JsonNode> aspects, long start, ThreadTally tally) {
-        ObjectNode status = JSON.createObjectNode();
+        ObjectNode status = FanOutJson.MAPPER.createObjectNode();
         status.put("device", id).put("style", style);
         for (int i = 0; i < aspects.size(); i++) status.set(MockUpstream.DEVICE_ASPECTS.get(i), aspects.get(i));
         status.put("calls", aspects.size());

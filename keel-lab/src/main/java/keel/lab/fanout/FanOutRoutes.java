@@ -1,7 +1,6 @@
 package keel.lab.fanout;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import keel.core.loop.EventLoop;
 import keel.http.HttpStatusException;
@@ -27,7 +26,6 @@ import java.util.function.Supplier;
 public final class FanOutRoutes {
     /** More orders than this in one batch is refused (413): a batch is held in memory whole. */
     static final int MAX_ORDERS = 1000;
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The scenario objects, ready once the server's loops (which the client shares) exist. */
     public record Scenarios(Refiner refiner, DeviceStatus devices) {
@@ -81,7 +79,7 @@ public final class FanOutRoutes {
     private static JsonNode orders(Request request) {
         JsonNode orders;
         try {
-            orders = JSON.readTree(request.body());
+            orders = FanOutJson.MAPPER.readTree(request.body());
         } catch (IOException e) {
             throw new HttpStatusException(400, "invalid JSON: " + e.getMessage().lines().findFirst().orElse(""));
         }
@@ -96,7 +94,7 @@ public final class FanOutRoutes {
 
     private static Response json(ObjectNode node) {
         try {
-            return Response.json(JSON.writeValueAsBytes(node));
+            return Response.json(FanOutJson.MAPPER.writeValueAsBytes(node));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }

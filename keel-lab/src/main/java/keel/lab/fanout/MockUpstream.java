@@ -1,7 +1,6 @@
 package keel.lab.fanout;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import keel.core.loop.EventLoop;
 import keel.http.HttpStatusException;
 import keel.http.Request;
@@ -26,7 +25,6 @@ import java.util.function.Supplier;
  * {@code GET /upstream/stats} says how many refine calls arrived and how many ran at once at most.
  */
 public final class MockUpstream {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Response REFINED = Response.json("""
             {"street":"1 Canal Street","city":"Amsterdam","postcode":"1011 AB","country":"NL","verified":true}""");
     private static final Map<String, String> ASPECTS = Map.of(
@@ -51,7 +49,7 @@ public final class MockUpstream {
         onLoop.getAsync("/upstream/devices/{id}/{aspect}", request -> after(delayOf(request, delay), () -> {
             String aspect = ASPECTS.get(request.pathParam("aspect"));
             if (aspect == null) return Response.text(404, "no such device aspect: " + request.pathParam("aspect"));
-            return Response.json("{\"device\":" + JSON.valueToTree(request.pathParam("id")) + ",\"" + request.pathParam("aspect") + "\":" + aspect + "}");
+            return Response.json("{\"device\":" + FanOutJson.MAPPER.valueToTree(request.pathParam("id")) + ",\"" + request.pathParam("aspect") + "\":" + aspect + "}");
         }));
         return upstream;
     }
@@ -77,7 +75,7 @@ public final class MockUpstream {
 
     private static Response refine(Request request) {
         try {
-            JsonNode address = JSON.readTree(request.body());
+            JsonNode address = FanOutJson.MAPPER.readTree(request.body());
             if (address == null || !address.isObject()) return Response.text(400, "expected an address as a JSON object");
             if (address.path("fail").asBoolean(false)) return Response.text(503, "address service unavailable");
             return REFINED;

@@ -1,7 +1,6 @@
 package keel.lab.fanout;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import keel.http.Response;
@@ -37,7 +36,6 @@ public final class Refiner {
     public static final Duration RETRY_DELAY = Duration.ofMillis(100);
     /** The refine service is idempotent: refining an address twice answers the same. */
     private static final RetryPolicy RETRY = RetryPolicy.fixed(1, RETRY_DELAY).includingNonIdempotent();
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** One address of one order. */
     record Item(String orderId, String which, JsonNode address) {
@@ -148,14 +146,14 @@ public final class Refiner {
         if (failure != null) return new Outcome(null, FanOutRoutes.describe(failure));
         if (response.status() != 200) return new Outcome(null, "upstream answered " + response.status());
         try {
-            return new Outcome(JSON.readTree(response.body()), null);
+            return new Outcome(FanOutJson.MAPPER.readTree(response.body()), null);
         } catch (IOException e) {
             return new Outcome(null, "upstream answered invalid JSON: " + e.getMessage());
         }
     }
 
     private static ObjectNode report(String style, List<Item> items, AtomicReferenceArray<Outcome> outcomes, long start, ThreadTally tally) {
-        ObjectNode report = JSON.createObjectNode();
+        ObjectNode report = FanOutJson.MAPPER.createObjectNode();
         report.put("style", style);
         report.put("calls", items.size());
         ObjectNode refined = report.putObject("refined");
