@@ -71,7 +71,8 @@ import java.util.function.ToDoubleFunction;
  *       {@code other}, every one present from 0)</li>
  *   <li>the server's WebSocket sessions and messages ({@link WebSocketMetrics}), and the HTTP clients
  *       given {@link #client()} ({@link ClientMetrics})</li>
- *   <li>the JVM's memory, GC, threads, processor and uptime meters</li>
+ *   <li>the JVM's memory, GC, threads, processor and uptime meters (the gauges among them from the
+ *       first {@link #scrape()} on: see there)</li>
  * </ul>
  *
  * <h2>Threads</h2>
@@ -110,6 +111,9 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     private final PrometheusMeterRegistry registry;
     /** Null on a warm-up's throwaway instance, which binds no JVM meters. */
     private final JvmGcMetrics gcMetrics;
+    /** True once the JVM's gauges are bound (at the first scrape); a throwaway instance has none to bind. */
+    private volatile boolean jvmGaugesBound;
+    private final Object jvmGaugesLock = new Object();
     private final RequestTimes requestTimes;
     /** Request times by route pattern (the Route's own string, so lookups hash and compare cheaply). */
     private final Map<String, RouteTimers> requestTimers = new ConcurrentHashMap<>();
@@ -139,14 +143,10 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
         registry.config().pauseDetector(new NoPauseDetector());
         this.requestTimes = new RequestTimes(REQUEST_BUCKETS, CoarseClock.INSTANCE::wallTime);
         registry.getPrometheusRegistry().register(requestTimes);
+        // The GC meters count pauses as they happen: bound now. The JVM's gauges wait for the first scrape.
         this.gcMetrics = jvm ? new JvmGcMetrics() : null;
-        if (jvm) {
-            new JvmMemoryMetrics().bindTo(registry);
-            gcMetrics.bindTo(registry);
-            new JvmThreadMetrics().bindTo(registry);
-            new ProcessorMetrics().bindTo(registry);
-            new UptimeMetrics().bindTo(registry);
-        }
+        if (jvm) gcMetrics.bindTo(registry);
+        this.jvmGaugesBound = !jvm;
         for (ServerObserver.Rejection reason : ServerObserver.Rejection.values()) {
             rejected.put(reason, Counter.builder("keel.http.server.rejected")
                     .description("Requests or connections refused with 503, by reason")
@@ -177,7 +177,10 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
         this.client = new ClientMetrics(registry);
     }
 
-    /** The registry every meter lives in; add meters of your own to it to have them served too. */
+    /**
+     * The registry every meter lives in; add meters of your own to it to have them served too. The
+     * JVM's gauges join it at the first {@link #scrape()}.
+     */
     public PrometheusMeterRegistry registry() {
         return registry;
     }
@@ -202,16 +205,33 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
         return router;
     }
 
-    /** Every meter in the Prometheus text exposition format 0.0.4; any thread. */
+    /**
+     * Every meter in the Prometheus text exposition format 0.0.4; any thread. The first scrape binds the
+     * JVM's gauges (memory, threads, processor, uptime): they read their values when scraped, so none
+     * is lost, and their look-ups of the JVM's management beans (about 20 ms on one CPU) stay out of
+     * the start.
+     */
     public String scrape() {
+        if (!jvmGaugesBound) bindJvmGauges();
         return registry.scrape();
+    }
+
+    private void bindJvmGauges() {
+        synchronized (jvmGaugesLock) {
+            if (jvmGaugesBound) return;
+            new JvmMemoryMetrics().bindTo(registry);
+            new JvmThreadMetrics().bindTo(registry);
+            new ProcessorMetrics().bindTo(registry);
+            new UptimeMetrics().bindTo(registry);
+            jvmGaugesBound = true;
+        }
     }
 
     /**
      * Runs the recording and scraping paths on a throwaway instance, so a warm server's first requests
      * and first scrape do not pay for Micrometer's first use (class loading, then the interpreter). The
-     * throwaway goes without the JVM meters (this instance bound them already: their classes are
-     * loaded) and scrapes once: the recording path is what a first request runs.
+     * throwaway goes without the JVM meters and scrapes once: the recording path is what a first
+     * request runs.
      */
     @Override
     public void warmup(int requests) {

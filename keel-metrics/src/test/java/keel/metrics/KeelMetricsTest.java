@@ -81,6 +81,22 @@ class KeelMetricsTest {
     }
 
     @Test
+    void theJvmGaugesJoinAtTheFirstScrapeAndTheGcMetersFromTheStart() {
+        try (KeelMetrics metrics = new KeelMetrics()) {
+            assertThat(metrics.registry().find("jvm.gc.memory.allocated").meters()).as("GC meters count from the start").isNotEmpty();
+            assertThat(metrics.registry().find("jvm.memory.used").meters()).as("before the first scrape").isEmpty();
+
+            PrometheusText text = PrometheusText.parse(metrics.scrape());
+
+            assertThat(text.types()).containsKeys("jvm_memory_used_bytes", "jvm_threads_live_threads", "process_uptime_seconds",
+                    "system_cpu_count", "jvm_gc_memory_allocated_bytes_total");
+            assertThat(text.value("system_cpu_count")).isEqualTo(Runtime.getRuntime().availableProcessors());
+            assertThat(metrics.scrape().lines().filter(line -> line.startsWith("# TYPE jvm_memory_used_bytes")))
+                    .as("bound once").hasSize(1);
+        }
+    }
+
+    @Test
     void theWarmupRecordsNothingInTheRealRegistry() {
         try (KeelMetrics metrics = new KeelMetrics()) {
             String before = metrics.scrape();
