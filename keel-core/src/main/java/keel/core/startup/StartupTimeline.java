@@ -109,13 +109,13 @@ public final class StartupTimeline {
     public static String report() {
         List<Phase> recorded = phases();
         StringBuilder text = new StringBuilder("startup timeline (ms; 'at' counts from the JVM's start):\n");
-        text.append(String.format("  %8s %8s  %s%n", "took", "at", "phase"));
+        text.append(padded("took", 10)).append(padded("at", 9)).append("  phase\n");
         for (Phase phase : recorded) {
-            text.append(String.format("  %8.1f %8.1f  %s%n", millis(phase.took()), millis(phase.endedAt()), phase.name()));
+            text.append(padded(millis(phase.took()), 10)).append(padded(millis(phase.endedAt()), 9)).append("  ").append(phase.name()).append('\n');
         }
         Duration launcher = recorded.isEmpty() ? Duration.ZERO : recorded.getFirst().took();
         Duration last = recorded.isEmpty() ? Duration.ZERO : recorded.getLast().endedAt();
-        text.append(String.format("  %8.1f %8s  total, from the launch%n", millis(launcher.plus(last)), ""));
+        text.append(padded(millis(launcher.plus(last)), 10)).append(padded("", 9)).append("  total, from the launch\n");
         return text.toString();
     }
 
@@ -124,12 +124,22 @@ public final class StartupTimeline {
         StringBuilder line = new StringBuilder();
         for (Phase phase : phases()) {
             if (!line.isEmpty()) line.append(", ");
-            line.append(phase.name()).append('=').append(String.format("%.1f", millis(phase.took())));
+            line.append(phase.name()).append('=').append(millis(phase.took()));
         }
         return line.toString();
     }
 
-    private static double millis(Duration duration) {
-        return duration.toNanos() / 1e6;
+    /**
+     * Milliseconds with one decimal, written by hand: {@code String.format} would load the locale's
+     * number symbols, tens of ms of CPU that (printed once the port is open) the first requests
+     * would wait for on a single CPU.
+     */
+    static String millis(Duration duration) {
+        long tenths = Math.round(duration.toNanos() / 1e5);
+        return (tenths < 0 ? "-" : "") + Math.abs(tenths) / 10 + "." + Math.abs(tenths) % 10;
+    }
+
+    private static String padded(String text, int width) {
+        return " ".repeat(Math.max(0, width - text.length())) + text;
     }
 }

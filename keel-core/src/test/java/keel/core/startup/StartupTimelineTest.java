@@ -33,4 +33,14 @@ class StartupTimelineTest {
         assertThat(StartupTimeline.report()).contains("first").contains("second").contains("total, from the launch");
         assertThat(StartupTimeline.summary()).startsWith("launcher (before the JVM)=");
     }
+
+    @Test
+    void millisecondsAreWrittenWithOneDecimalRounded() {
+        assertThat(StartupTimeline.millis(Duration.ZERO)).isEqualTo("0.0");
+        assertThat(StartupTimeline.millis(Duration.ofNanos(1_234_567))).isEqualTo("1.2");
+        assertThat(StartupTimeline.millis(Duration.ofNanos(1_250_000))).isEqualTo("1.3");
+        assertThat(StartupTimeline.millis(Duration.ofNanos(999_960_000))).isEqualTo("1000.0");
+        assertThat(StartupTimeline.millis(Duration.ofMillis(12_345))).isEqualTo("12345.0");
+        assertThat(StartupTimeline.millis(Duration.ofNanos(-50_000_000))).isEqualTo("-50.0");
+    }
 }
