@@ -512,7 +512,9 @@ final class Http1Protocol implements Protocol, Exchange {
         switch (next) {
             case NONE -> channel.clearDeadline();
             case BODY -> {
-                long now = channel.loop().nanoTime();
+                // The channel's deadline counts from the loop's last clock reading: so does the rate's time
+                // left, or the deadline would pass before the rate's due time and read as a stall.
+                long now = channel.loop().lastNanoTime();
                 if (previous != Wait.BODY) bodyRate.start(now);
                 channel.deadlineAfter(bodyRate.nanosLeft(now, next.timeoutNanos(timeouts)));
             }
