@@ -130,7 +130,7 @@ final class Http1Protocol implements Protocol, Exchange {
             boolean inBody = !parser.isReadingHead();
             int before = in.position();
             ParseResult result = parser.parse(in);
-            if (inBody) bodyRate.onBytes(channel.loop().nanoTime(), in.position() - before);
+            if (inBody) bodyRate.onBytes(channel.loop().lastNanoTime(), in.position() - before);
             switch (result) {
                 case ParseResult.NeedMore needMore -> {
                     waitFor(Wait.forReading(parser, in.hasRemaining()), true); // a body's deadline restarts with progress
@@ -512,8 +512,9 @@ final class Http1Protocol implements Protocol, Exchange {
         switch (next) {
             case NONE -> channel.clearDeadline();
             case BODY -> {
-                // The channel's deadline counts from the loop's last clock reading: so does the rate's time
-                // left, or the deadline would pass before the rate's due time and read as a stall.
+                // The channel's deadline counts from the loop's last clock reading, and so does the body's
+                // rate (here and as bytes arrive): a deadline from another reading could pass before the
+                // rate's due time and read as a stall.
                 long now = channel.loop().lastNanoTime();
                 if (previous != Wait.BODY) bodyRate.start(now);
                 channel.deadlineAfter(bodyRate.nanosLeft(now, next.timeoutNanos(timeouts)));
