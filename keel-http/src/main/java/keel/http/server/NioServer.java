@@ -18,7 +18,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLEngine;
 
@@ -30,7 +29,7 @@ final class NioServer implements HttpServer.Listener {
     private final ServerOptions options;
     private final LoopGroup loops;
     private final Map<EventLoop, LoopConnections> homes = new IdentityHashMap<>();
-    private final AtomicInteger openConnections = new AtomicInteger();
+    private final OpenCount openConnections = new OpenCount();
     private final AtomicLong connectionIds = new AtomicLong();
     private Acceptor acceptor;
     private final LoopGuard guard;
@@ -70,7 +69,7 @@ final class NioServer implements HttpServer.Listener {
         LoopConnections home = homes.get(loop);
         Protocol protocol;
         SSLEngine engine = null;
-        if (openConnections.incrementAndGet() > options.limits().maxConnections()) {
+        if (openConnections.opened() > options.limits().maxConnections()) {
             context.observer().onRejected(ServerObserver.Rejection.CONNECTION_LIMIT);
             LOG.debug("connection_refused", "reason", "max_connections", "limit", options.limits().maxConnections());
             // Over TLS a 503 needs a handshake first: the work an overloaded server refuses.
@@ -102,7 +101,7 @@ final class NioServer implements HttpServer.Listener {
     };
 
     void onClosed() {
-        openConnections.decrementAndGet();
+        openConnections.closed();
     }
 
     ServerContext context() {
@@ -148,14 +147,10 @@ final class NioServer implements HttpServer.Listener {
         context.markStopping();
         acceptor.close();
         onEveryLoop(LoopConnections::closeIdle);
-        long deadline = System.nanoTime() + grace.toNanos();
-        while (openConnections.get() > 0 && System.nanoTime() - deadline < 0) {
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
+        try {
+            openConnections.awaitNone(System.nanoTime() + grace.toNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         if (openConnections.get() > 0) LOG.warn("grace_period_over", "connections_closed", openConnections.get());
         onEveryLoop(LoopConnections::closeAll);
