@@ -96,6 +96,17 @@ public final class Http1Parser {
         return state == State.HEAD && head.scanned() == 0;
     }
 
+    /**
+     * Between requests, drops what only makes the next head read faster (the kept last head, and the
+     * strings its fields read as): about 0.5 KiB that an idle connection would hold otherwise. The
+     * next head is read in full, and kept again. Does nothing while a request is being received.
+     */
+    public void trim() {
+        if (!isBetweenRequests()) return;
+        lastHead.forget();
+        fieldScratch.clear();
+    }
+
     /** Bytes reserved for the body being received (for tests: it grows with what arrived). */
     int bodyCapacity() {
         return body == null ? 0 : body.length;

@@ -71,6 +71,8 @@ final class Http1Protocol implements Protocol, Exchange {
     private final long id;
     private final LoopConnections home;
     private final Http1Parser parser;
+    /** Input arrived since the loop's last sweep ({@link #trimIfQuiet}). */
+    private boolean inputSinceSweep;
     private final BodyRate bodyRate;
     /** Answered instead of any request (past the connection limit), or null. */
     private final Response refusal;
@@ -126,6 +128,7 @@ final class Http1Protocol implements Protocol, Exchange {
     /** Parses buffered requests while the exchange reads and the channel can take their answers. */
     @Override
     public void onInput(Channel from, ByteBuffer in) {
+        inputSinceSweep = true;
         while (state == State.READING && channel.isWritable()) {
             boolean inBody = !parser.isReadingHead();
             int before = in.position();
@@ -188,6 +191,18 @@ final class Http1Protocol implements Protocol, Exchange {
 
     private Request withPeer(Request request) {
         return peerCertificates == null ? request : request.withPeerCertificates(peerCertificates);
+    }
+
+    /**
+     * The loop's sweep, about once a second: a connection that received nothing since the last one
+     * and waits for its next request gives up its parser's kept head ({@link Http1Parser#trim}).
+     */
+    void trimIfQuiet() {
+        if (inputSinceSweep) {
+            inputSinceSweep = false;
+        } else if (state == State.READING && !channel.hasBufferedInput()) {
+            parser.trim();
+        }
     }
 
     /** The client closed its side: finish what is being written (over TLS, then close_notify), then close. */

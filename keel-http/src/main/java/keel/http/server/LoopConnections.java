@@ -42,8 +42,12 @@ final class LoopConnections {
         loop.schedule(SWEEP_NANOS, TimeUnit.NANOSECONDS, this::sweep);
     }
 
+    /** Closes what the peer closed unseen, and lets quiet connections give up what only speeds up their next request. */
     private void sweep() {
-        for (Channel channel : List.copyOf(open)) channel.closeIfSocketClosed();
+        for (Channel channel : List.copyOf(open)) {
+            channel.closeIfSocketClosed();
+            if (!channel.isClosed() && channel.protocol() instanceof Http1Protocol exchange) exchange.trimIfQuiet();
+        }
         startSweeping();
     }
 

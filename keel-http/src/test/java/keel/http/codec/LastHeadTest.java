@@ -51,6 +51,33 @@ class LastHeadTest {
     }
 
     @Test
+    void aTrimmedParserReadsTheNextHeadInFullAndKeepsItAgain() {
+        String head = "GET /orders?page=2 HTTP/1.1\r\nHost: shop.example\r\nAccept: */*\r\n\r\n";
+        Request first = request(head);
+        parser.trim();
+        Request second = request(head);
+        Request third = request(head);
+
+        assertThat(second.headers()).isNotSameAs(first.headers()).hasToString(first.headers().toString());
+        assertThat(second.target()).isNotSameAs(first.target()).isEqualTo(first.target());
+        assertThat(third.headers()).isSameAs(second.headers());
+        assertThat(third.target()).isSameAs(second.target());
+    }
+
+    @Test
+    void aTrimWhileAHeadArrivesChangesNothing() {
+        Request first = request("GET /a HTTP/1.1\r\nHost: h\r\n\r\n");
+        ByteBuffer in = ByteBuffer.wrap("GET /a HTTP/1.1\r\nHo".getBytes(ISO_8859_1));
+        assertThat(parser.parse(in)).isInstanceOf(ParseResult.NeedMore.class);
+        parser.trim(); // a head has begun: the parser is not between requests
+        ByteBuffer all = ByteBuffer.wrap("GET /a HTTP/1.1\r\nHost: h\r\n\r\n".getBytes(ISO_8859_1));
+        all.position(in.position());
+
+        Request second = ((ParseResult.Parsed) parser.parse(all)).request();
+        assertThat(second.headers()).isSameAs(first.headers());
+    }
+
+    @Test
     void onlyTheLinesThatChangedAreReadAnew() {
         Request first = request("GET /a HTTP/1.1\r\nHost: h\r\nCookie: s=1\r\nAccept: */*\r\n\r\n");
         Request second = request("GET /b HTTP/1.1\r\nHost: h\r\nCookie: s=2\r\nAccept: */*\r\n\r\n");
