@@ -69,7 +69,7 @@ public final class Http1Parser {
     private final Framing.Fields framingFields = new Framing.Fields();
     private final MessageHead head = new MessageHead();
     /** The connection's last head: the lines of the next one that come again are not read anew. */
-    private final LastHead lastHead = new LastHead();
+    private LastHead lastHead = new LastHead();
     /** Made at the first chunked body: most connections never send one, and an idle one holds what it made. */
     private ChunkedDecoder chunks;
     private State state = State.HEAD;
@@ -103,7 +103,7 @@ public final class Http1Parser {
      */
     public void trim() {
         if (!isBetweenRequests()) return;
-        lastHead.forget();
+        lastHead = new LastHead();
         fieldScratch.clear();
     }
 

@@ -18,8 +18,8 @@ import java.util.Arrays;
  * parser, used on its connection's thread, made empty: its arrays come with the first head and grow
  * with longer ones. It holds the last head's bytes, its strings and {@link Headers}, and about 150
  * bytes of arrays for a head of up to 4 lines (about 0.5 KiB in all for the head
- * {@code bench/throughput.sh} sends), until {@link #forget} empties it (a connection that stays quiet:
- * {@link Http1Parser#trim}). After a head that fails to read, the parser reads no more.
+ * {@code bench/throughput.sh} sends), until its parser drops it for an empty one when the connection
+ * stays quiet ({@link Http1Parser#trim}). After a head that fails to read, the parser reads no more.
  */
 final class LastHead {
     /** Heads larger than this are not kept. */
@@ -29,13 +29,9 @@ final class LastHead {
     /** Lines the arrays hold at first: they grow with longer heads, up to {@link #MAX_LINES}. */
     private static final int FIRST_LINES = 4;
 
-    private static final byte[] NO_BYTES = new byte[0];
-    private static final int[] NO_INTS = new int[0];
-    private static final String[] NO_STRINGS = new String[0];
-
     /** The kept head's bytes, {@code [0, length)}; line {@code i} is {@code [starts[i], starts[i + 1])}, its LF included. */
-    private byte[] bytes = NO_BYTES;
-    private int[] starts = NO_INTS;
+    private byte[] bytes = new byte[0];
+    private int[] starts = new int[0];
     /** Lines kept: 0 when nothing is. */
     private int lines;
 
@@ -44,8 +40,8 @@ final class LastHead {
     private String target;
     private boolean http11;
     /** What each kept field line read as, at its line's place (index 0 unused: the request line). */
-    private String[] names = NO_STRINGS;
-    private String[] values = NO_STRINGS;
+    private String[] names = new String[0];
+    private String[] values = new String[0];
     private Headers headers;
 
     /** The framing of the kept head's fields, and what it was worked out for; null before. */
@@ -54,24 +50,9 @@ final class LastHead {
     private long framedMaxBodySize;
 
     /** The head being read: its line starts as they are found, and whether every line so far came again. */
-    private int[] reading = NO_INTS;
+    private int[] reading = new int[0];
     private int readingLines;
     private boolean allRepeated;
-
-    /** Drops the kept head and its arrays, as made (between heads): the next head is read in full, then kept. */
-    void forget() {
-        bytes = NO_BYTES;
-        starts = NO_INTS;
-        reading = NO_INTS;
-        names = NO_STRINGS;
-        values = NO_STRINGS;
-        lines = 0;
-        readingLines = 0;
-        method = null;
-        target = null;
-        headers = null;
-        framing = null;
-    }
 
     /** Starts a head at {@code a[start]}; then its request line, its field lines, and {@link #end}. */
     void begin(int start) {
