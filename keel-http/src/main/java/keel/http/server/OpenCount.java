@@ -10,8 +10,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class OpenCount {
     private final AtomicInteger open = new AtomicInteger();
-    /** Raised by the first wait: until then a close that reaches zero has no one to wake. */
-    private volatile boolean awaited;
 
     /** A connection opened; returns how many are open now. */
     int opened() {
@@ -20,10 +18,8 @@ final class OpenCount {
 
     /** A connection closed (or was refused after {@link #opened}); wakes a stop waiting for the last one. */
     void closed() {
-        // The count goes down before the flag is read, and the waiter raises the flag before it reads
-        // the count: one of them sees the other, so a close that reaches zero is never missed.
-        if (open.decrementAndGet() == 0 && awaited) {
-            synchronized (this) {
+        if (open.decrementAndGet() == 0) {
+            synchronized (this) { // the waiter reads the count under this lock: it has read it, or waits
                 notifyAll();
             }
         }
@@ -35,7 +31,6 @@ final class OpenCount {
 
     /** Waits until no connection is open or {@code deadlineNanos} ({@link System#nanoTime()}) has passed; true when none is. */
     boolean awaitNone(long deadlineNanos) throws InterruptedException {
-        awaited = true;
         synchronized (this) {
             long left;
             while (open.get() > 0 && (left = deadlineNanos - System.nanoTime()) > 0) {
