@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
+import java.util.concurrent.atomic.AtomicReference;
 
 /** The {@code bin/keel} commands. */
 public final class Main {
@@ -168,20 +169,19 @@ public final class Main {
 
     private static void serve(Config config, boolean startupReport, PrintStream out) throws IOException, InterruptedException {
         Log.useFormat(config.server().logging().format()); // before anything logs, the warm-up included
+        // Run once, by a signal or below: the server stops, then the broker and database connections close.
+        AtomicReference<LabApp> started = new AtomicReference<>();
+        FutureTask<Void> close = new FutureTask<>(() -> started.get().close(), null);
+        // Before the start, not once the port is open: installing the handlers loads classes, and on one
+        // CPU the first requests would wait for them (docs/warm-start.md).
+        stopGracefullyOnSignals(started, close, out);
         LabApp app = LabApp.start(config.server(), config.lab(), config.amqp());
+        started.set(app);
         StartupTimeline.end();
-        LOG.debug("startup", "phases", StartupTimeline.summary());
+        if (LOG.isDebugEnabled()) LOG.debug("startup", "phases", StartupTimeline.summary());
         if (startupReport) say(out, "startup", StartupTimeline.report().stripTrailing());
         ServerOptions options = app.server().options();
-        // Run once, by a signal or below: the server stops, then the broker and database connections close.
-        FutureTask<Void> close = new FutureTask<>(app::close, null);
-        stopGracefullyOnSignals(app, close, out);
-        // Concatenated: String.format would look up the locale's number symbols while the first requests come in.
-        say(out, "serving", "keel " + Version.VALUE + " serving on " + (options.tls().enabled() ? "https" : "http") + "://" + options.host()
-                + ":" + app.server().port() + " (transport=" + options.transport().word() + ", execution=" + options.execution().word()
-                + ", threads=" + options.threads().word() + ", loops=" + options.pools().loops() + ", warmup=" + options.warmup()
-                + ", access-log=" + options.logging().access() + ", gateway=" + config.amqp().gateway().mode().word()
-                + ", ingest=" + (config.amqp().ingest().enabled() ? config.amqp().ingest().mode().word() : "off") + ")");
+        say(out, "serving", servingLine(options, app.server().port(), config.amqp()));
         app.server().awaitStop();
         // The server has stopped; the connections close after it, and main's System.exit must wait for them.
         close.run();
@@ -190,6 +190,25 @@ public final class Main {
         } catch (ExecutionException e) {
             throw new IllegalStateException("closing failed", e.getCause());
         }
+    }
+
+    /**
+     * The line that says the server is up. Appended, not concatenated: {@code +} over this many values
+     * makes the JDK spin classes for it ({@code StringConcatFactory}), and {@code String.format} looks
+     * up the locale's number symbols, either while the first requests come in (on one CPU they wait).
+     */
+    private static String servingLine(ServerOptions options, int port, AmqpOptions amqp) {
+        return new StringBuilder(200).append("keel ").append(Version.VALUE).append(" serving on ")
+                .append(options.tls().enabled() ? "https" : "http").append("://").append(options.host()).append(':').append(port)
+                .append(" (transport=").append(options.transport().word())
+                .append(", execution=").append(options.execution().word())
+                .append(", threads=").append(options.threads().word())
+                .append(", loops=").append(options.pools().loops())
+                .append(", warmup=").append(options.warmup())
+                .append(", access-log=").append(options.logging().access())
+                .append(", gateway=").append(amqp.gateway().mode().word())
+                .append(", ingest=").append(amqp.ingest().enabled() ? amqp.ingest().mode().word() : "off")
+                .append(')').toString();
     }
 
     /** A line for the operator on standard output: the text itself, or with {@code log.format: json} a JSON object holding it. */
@@ -208,17 +227,21 @@ public final class Main {
     }
 
     /**
-     * SIGTERM (and Ctrl-C) stop the server gracefully within its grace period, then exit with 0: a
-     * deliberate stop is a success. (Left to the JVM, SIGTERM would exit with 143.)
+     * SIGTERM (and Ctrl-C) stop the server gracefully within its grace period ({@code close}), then
+     * exit with 0: a deliberate stop is a success. (Left to the JVM, SIGTERM would exit with 143.)
+     * Before the app has {@code started}, nothing serves yet: a signal exits at once.
      */
     @SuppressWarnings("sunapi")
-    private static void stopGracefullyOnSignals(LabApp app, FutureTask<Void> close, PrintStream out) {
+    private static void stopGracefullyOnSignals(AtomicReference<LabApp> started, FutureTask<Void> close, PrintStream out) {
         for (String name : List.of("TERM", "INT")) {
             sun.misc.Signal.handle(new sun.misc.Signal(name), signal -> Thread.ofPlatform().name("keel-stop").start(() -> {
-                var timeouts = app.server().options().timeouts();
-                say(out, "stopping", "keel: SIG" + name + ", stopping gracefully (health " + ConfigValues.duration(timeouts.healthGrace())
-                        + " 503 first, then grace " + timeouts.grace().toSeconds() + " s)");
-                close.run();
+                LabApp app = started.get();
+                if (app != null) {
+                    var timeouts = app.server().options().timeouts();
+                    say(out, "stopping", "keel: SIG" + name + ", stopping gracefully (health " + ConfigValues.duration(timeouts.healthGrace())
+                            + " 503 first, then grace " + timeouts.grace().toSeconds() + " s)");
+                    close.run();
+                }
                 System.exit(0);
             }));
         }
