@@ -68,8 +68,15 @@ public final class Http1Parser {
     private final Headers.Builder fieldScratch = new Headers.Builder();
     private final Framing.Fields framingFields = new Framing.Fields();
     private final MessageHead head = new MessageHead();
-    /** The connection's last head: the lines of the next one that come again are not read anew. */
-    private LastHead lastHead = new LastHead();
+    /**
+     * The connection's last head, whose lines that come again in the next one are not read anew; kept
+     * from the connection's second head on (null before, and after {@link #trim}): most connections
+     * that send one request send no other (health checks, clients that connect per request), and a
+     * kept head would be memory and allocation for a next one that never comes.
+     */
+    private LastHead lastHead;
+    /** Whether a head was read on this connection: the next ones are kept. */
+    private boolean headRead;
     /** Made at the first chunked body: most connections never send one, and an idle one holds what it made. */
     private ChunkedDecoder chunks;
     private State state = State.HEAD;
@@ -103,7 +110,7 @@ public final class Http1Parser {
      */
     public void trim() {
         if (!isBetweenRequests()) return;
-        lastHead = new LastHead();
+        lastHead = null;
         fieldScratch.clear();
     }
 
@@ -179,19 +186,25 @@ public final class Http1Parser {
     }
 
     private void readHead(byte[] a, int start, int end) {
-        lastHead.begin(start);
-        int fieldsStart = lastHead.requestLine(a, start, end);
+        if (lastHead == null && headRead) lastHead = new LastHead();
+        headRead = true;
+        LastHead last = lastHead;
+        int fieldsStart = -1;
+        if (last != null) {
+            last.begin(start);
+            fieldsStart = last.requestLine(a, start, end);
+        }
         if (fieldsStart >= 0) {
-            method = lastHead.method();
-            target = lastHead.target();
-            http11 = lastHead.http11();
+            method = last.method();
+            target = last.target();
+            http11 = last.http11();
         } else {
             int lineEnd = MessageHead.lineEnd(a, start, end);
             readRequestLine(a, start, MessageHead.contentEnd(a, start, lineEnd));
             fieldsStart = lineEnd + 1;
-            lastHead.requestLineRead(method, target, http11, fieldsStart);
+            if (last != null) last.requestLineRead(method, target, http11, fieldsStart);
         }
-        headers = MessageHead.readFields(a, fieldsStart, end, limits.maxHeaderCount(), fieldScratch.clear(), lastHead);
+        headers = MessageHead.readFields(a, fieldsStart, end, limits.maxHeaderCount(), fieldScratch.clear(), last);
     }
 
     private void readRequestLine(byte[] a, int start, int end) {
@@ -247,10 +260,10 @@ public final class Http1Parser {
 
     private ParseResult startBody(ByteBuffer in) {
         maxBodySize = limits.maxBodySize(method, target);
-        Framing framing = lastHead.framing(headers, http11, maxBodySize);
+        Framing framing = lastHead == null ? null : lastHead.framing(headers, http11, maxBodySize);
         if (framing == null) {
             framing = Framing.of(framingFields, headers, http11, maxBodySize);
-            lastHead.framed(headers, http11, maxBodySize, framing);
+            if (lastHead != null) lastHead.framed(headers, http11, maxBodySize, framing);
         }
         keepAlive = framing.keepAlive();
         expectContinue = framing.expectContinue();

@@ -15,11 +15,12 @@ import java.util.Arrays;
  *
  * <p>Only the places are compared, never searched: a line that moved is read anew. A head of more
  * than {@link #MAX_BYTES} bytes or {@link #MAX_LINES} lines is read in full and not kept. One per
- * parser, used on its connection's thread, made empty: its arrays come with the first head and grow
- * with longer ones. It holds the last head's bytes, its strings and {@link Headers}, and about 150
- * bytes of arrays for a head of up to 4 lines (about 0.5 KiB in all for the head
- * {@code bench/throughput.sh} sends), until its parser drops it for an empty one when the connection
- * stays quiet ({@link Http1Parser#trim}). After a head that fails to read, the parser reads no more.
+ * parser from its connection's second head on (a connection's first head is not kept: most send no
+ * other), used on its connection's thread, made empty: its arrays come with the first head it reads
+ * and grow with longer ones. It holds the last head's bytes, its strings and {@link Headers}, and
+ * about 150 bytes of arrays for a head of up to 4 lines (about 0.5 KiB in all for the head
+ * {@code bench/throughput.sh} sends), until its parser drops it when the connection stays quiet
+ * ({@link Http1Parser#trim}). After a head that fails to read, the parser reads no more.
  */
 final class LastHead {
     /** Heads larger than this are not kept. */

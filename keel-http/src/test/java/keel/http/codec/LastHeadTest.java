@@ -1,6 +1,7 @@
 package keel.http.codec;
 
 import keel.http.Request;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.ByteBuffer;
@@ -16,6 +17,12 @@ class LastHeadTest {
     private static final Http1Parser.Limits LIMITS = new Http1Parser.Limits(8192, 100, 1 << 20);
 
     private final Http1Parser parser = new Http1Parser(LIMITS);
+
+    /** A parser keeps heads from its connection's second on: each test below starts after a first request. */
+    @BeforeEach
+    void aConnectionThatSentARequest() {
+        request("GET /before HTTP/1.1\r\nHost: before.example\r\n\r\n");
+    }
 
     /** Parses every complete request of {@code input} on this test's parser (one connection). */
     private List<ParseResult> parse(String input) {
@@ -48,6 +55,24 @@ class LastHeadTest {
         assertThat(second.headers()).isSameAs(first.headers());
         assertThat(second.headers().get("user-agent")).isEqualTo("curl/8.5");
         assertThat(second).isNotSameAs(first);
+    }
+
+    @Test
+    void aConnectionsFirstHeadIsNotKeptAndItsSecondIs() {
+        String head = "GET /orders?page=2 HTTP/1.1\r\nHost: shop.example\r\nAccept: */*\r\n\r\n";
+        Http1Parser fresh = new Http1Parser(LIMITS);
+        Request first = parseOne(fresh, head);
+        Request second = parseOne(fresh, head);
+        Request third = parseOne(fresh, head);
+
+        assertThat(second.headers()).isNotSameAs(first.headers()).hasToString(first.headers().toString());
+        assertThat(second.target()).isNotSameAs(first.target()).isEqualTo(first.target());
+        assertThat(third.headers()).isSameAs(second.headers());
+        assertThat(third.target()).isSameAs(second.target());
+    }
+
+    private static Request parseOne(Http1Parser on, String head) {
+        return ((ParseResult.Parsed) on.parse(ByteBuffer.wrap(head.getBytes(ISO_8859_1)))).request();
     }
 
     @Test
