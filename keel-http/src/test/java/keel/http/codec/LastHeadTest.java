@@ -26,10 +26,15 @@ class LastHeadTest {
 
     /** Parses every complete request of {@code input} on this test's parser (one connection). */
     private List<ParseResult> parse(String input) {
+        return parse(parser, input);
+    }
+
+    /** Parses every complete request of {@code input} on {@code on} (one connection). */
+    private static List<ParseResult> parse(Http1Parser on, String input) {
         ByteBuffer in = ByteBuffer.wrap(input.getBytes(ISO_8859_1));
         List<ParseResult> results = new ArrayList<>();
         while (true) {
-            ParseResult result = parser.parse(in);
+            ParseResult result = on.parse(in);
             if (result instanceof ParseResult.NeedMore) return results;
             results.add(result);
             if (result instanceof ParseResult.Failed) return results;
@@ -37,7 +42,11 @@ class LastHeadTest {
     }
 
     private Request request(String input) {
-        List<ParseResult> results = parse(input);
+        return request(parser, input);
+    }
+
+    private static Request request(Http1Parser on, String input) {
+        List<ParseResult> results = parse(on, input);
         assertThat(results).hasSize(1).first().isInstanceOf(ParseResult.Parsed.class);
         return ((ParseResult.Parsed) results.getFirst()).request();
     }
@@ -61,18 +70,14 @@ class LastHeadTest {
     void aConnectionsFirstHeadIsNotKeptAndItsSecondIs() {
         String head = "GET /orders?page=2 HTTP/1.1\r\nHost: shop.example\r\nAccept: */*\r\n\r\n";
         Http1Parser fresh = new Http1Parser(LIMITS);
-        Request first = parseOne(fresh, head);
-        Request second = parseOne(fresh, head);
-        Request third = parseOne(fresh, head);
+        Request first = request(fresh, head);
+        Request second = request(fresh, head);
+        Request third = request(fresh, head);
 
         assertThat(second.headers()).isNotSameAs(first.headers()).hasToString(first.headers().toString());
         assertThat(second.target()).isNotSameAs(first.target()).isEqualTo(first.target());
         assertThat(third.headers()).isSameAs(second.headers());
         assertThat(third.target()).isSameAs(second.target());
-    }
-
-    private static Request parseOne(Http1Parser on, String head) {
-        return ((ParseResult.Parsed) on.parse(ByteBuffer.wrap(head.getBytes(ISO_8859_1)))).request();
     }
 
     @Test
