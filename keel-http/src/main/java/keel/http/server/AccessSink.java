@@ -11,12 +11,16 @@ import java.nio.ByteBuffer;
  * ({@link LogFile}), in writes of up to 1 MiB that end on whole lines (a reader following the file
  * never sees half a line). Large writes, because each write to a file has a price of its own, whatever
  * its size: with 64 KiB writes the writer threads cost 0.14-0.17 µs a pipelined line, with 1 MiB
- * writes 0.10. A failed write loses its lines: each call returns how many, and the first
+ * writes 0.10. A stream's buffer starts at {@value #FIRST_STREAM_SIZE} bytes and doubles, up to
+ * {@value #WRITE_SIZE}, when a block of lines does not fit in it (instead of a write): a quiet server
+ * (and the warm-up's throwaway one) holds 64 KiB instead of a mebibyte, and a busy one still writes
+ * a mebibyte at a time. A failed write loses its lines: each call returns how many, and the first
  * failure after a success is logged. Writer thread only.
  */
 final class AccessSink {
     private static final Log LOG = Log.of(AccessSink.class);
     static final int WRITE_SIZE = 1024 * 1024;
+    static final int FIRST_STREAM_SIZE = 64 * 1024;
 
     /** Null when the sink is a stream. */
     private final LogFile file;
@@ -24,8 +28,8 @@ final class AccessSink {
     private final OutputStream stream;
     private final boolean owned;
     private final String destination;
-    /** The file's buffer, or the stream's. */
-    private final ByteBuffer buffer;
+    /** The file's buffer, or the stream's (which grows). */
+    private ByteBuffer buffer;
     /** Whole lines in {@link #buffer} not written yet. */
     private int lines;
     private boolean failing;
@@ -35,7 +39,7 @@ final class AccessSink {
         this.stream = stream;
         this.owned = owned;
         this.destination = destination;
-        this.buffer = file != null ? file.buffer() : ByteBuffer.allocate(WRITE_SIZE);
+        this.buffer = file != null ? file.buffer() : ByteBuffer.allocate(FIRST_STREAM_SIZE);
     }
 
     /** A log file, closed with the sink. */
@@ -48,6 +52,11 @@ final class AccessSink {
         return new AccessSink(null, stream, owned, destination);
     }
 
+    /** How many bytes the buffer holds before it is written. */
+    int capacity() {
+        return buffer.capacity();
+    }
+
     String destination() {
         return destination;
     }
@@ -55,6 +64,9 @@ final class AccessSink {
     /** Adds a block of lines, writing what is held first when it does not fit; returns the lines lost. */
     int add(AccessLog.Lines block) {
         byte[] bytes = block.bytes();
+        if (bytes.length > buffer.remaining() && stream != null && buffer.capacity() < WRITE_SIZE) {
+            buffer = ByteBuffer.allocate(buffer.capacity() * 2).put(buffer.flip());
+        }
         int lost = bytes.length > buffer.remaining() ? write() : 0;
         for (int at = 0; at < bytes.length; ) { // in pieces only when larger than the buffer
             if (!buffer.hasRemaining()) lost += write();

@@ -27,21 +27,8 @@ class AccessSinkTest {
     void everyWriteEndsOnAWholeLineAndTogetherTheyHoldEveryLineInOrder() {
         List<byte[]> writes = new ArrayList<>();
         ByteArrayOutputStream all = new ByteArrayOutputStream();
-        OutputStream stream = new OutputStream() {
-            @Override
-            public void write(int b) {
-                write(new byte[]{(byte) b}, 0, 1);
-            }
-
-            @Override
-            public void write(byte[] bytes, int offset, int length) {
-                byte[] written = Arrays.copyOfRange(bytes, offset, offset + length);
-                writes.add(written);
-                all.writeBytes(written);
-            }
-        };
-        AccessSink sink = AccessSink.stream(stream, false, "test");
         StringBuilder expected = new StringBuilder();
+        AccessSink sink = AccessSink.stream(recording(writes, all), false, "test");
         int line = 0;
         for (int round = 0; round < 4_000; round++) {
             // Blocks of 1 to 60 lines of 37 to 300 bytes, about 20 MB: at the end of each write, a block that does not fit in what is left.
@@ -59,5 +46,42 @@ class AccessSinkTest {
             assertThat(write[write.length - 1]).as("the last byte of a write").isEqualTo((byte) '\n');
         });
         assertThat(all.toString(StandardCharsets.US_ASCII)).isEqualTo(expected.toString());
+    }
+
+    @Test
+    void aStreamsBufferStartsSmallAndGrowsToFullSizeWritesWhenLinesComeFaster() {
+        List<byte[]> writes = new ArrayList<>();
+        AccessSink sink = AccessSink.stream(recording(writes, new ByteArrayOutputStream()), false, "test");
+        assertThat(sink.add(block(0, 50, 200))).isZero();
+        assertThat(sink.flush()).isZero();
+        assertThat(sink.capacity()).isEqualTo(AccessSink.FIRST_STREAM_SIZE);
+        assertThat(writes).singleElement().satisfies(write -> assertThat(write).hasSize(50 * 200));
+
+        int line = 50;
+        while (writes.size() < 4) {
+            assertThat(sink.add(block(line, 50, 200))).isZero();
+            line += 50;
+        }
+        // Grown instead of written until it reached full size: then written only when full, as a file's buffer.
+        assertThat(sink.capacity()).isEqualTo(AccessSink.WRITE_SIZE);
+        assertThat(writes.subList(1, 4)).allSatisfy(write ->
+                assertThat(write.length).isLessThanOrEqualTo(AccessSink.WRITE_SIZE).isGreaterThan(AccessSink.WRITE_SIZE - 50 * 200));
+    }
+
+    /** A stream that keeps each write apart, in {@code writes}, and all of them together, in {@code all}. */
+    private static OutputStream recording(List<byte[]> writes, ByteArrayOutputStream all) {
+        return new OutputStream() {
+            @Override
+            public void write(int b) {
+                write(new byte[]{(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] bytes, int offset, int length) {
+                byte[] written = Arrays.copyOfRange(bytes, offset, offset + length);
+                writes.add(written);
+                all.writeBytes(written);
+            }
+        };
     }
 }
