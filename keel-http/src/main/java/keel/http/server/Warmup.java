@@ -49,6 +49,7 @@ public final class Warmup {
     public static final int JIT_REQUESTS = 500;
     public static final Duration DEFAULT_BUDGET = Duration.ofSeconds(5);
     private static final int IN_FLIGHT = 8;
+    private static final int WARMUP_ACCESS_LOG_QUEUE = 1024;
     /**
      * The most requests that come on a connection of their own (a quarter of the warm-up's size): every
      * new connection runs the accept, set-up and close paths, which a first request pays for in full.
@@ -83,8 +84,9 @@ public final class Warmup {
         // but without asking for client certificates: the warm-up client presents none. No health grace:
         // nothing balances the throwaway server, so its stop need not answer 503 for a while first. No
         // more worker threads than requests in flight: the pool starts them all, and the real server its own.
+        // An access-log queue for a few lines: its ring's slots are allocated whole (256 KiB at the default).
         ServerOptions options = like.toBuilder().host("127.0.0.1").port(0).warmup(false).clearRoutes()
-                .workerThreads(Math.min(like.pools().workerThreads(), IN_FLIGHT))
+                .workerThreads(Math.min(like.pools().workerThreads(), IN_FLIGHT)).accessLogQueue(WARMUP_ACCESS_LOG_QUEUE)
                 .tlsClientAuth(keel.core.tls.ClientAuth.NONE).tlsClientTrust(null).healthGrace(Duration.ZERO).build();
         SSLContext tls = options.tls().enabled() ? client.options().tls().context() : null;
         if (options.tls().enabled() && tls == null) throw new IllegalArgumentException("a TLS warm-up needs a client with an SSL context that trusts the server");
