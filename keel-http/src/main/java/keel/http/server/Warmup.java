@@ -35,7 +35,7 @@ import javax.net.ssl.SSLContext;
  * lingering paths), and the server stops. User routes never run: warm-up has no side effects.
  *
  * <p>Its size decides what it buys. The default, {@value #DEFAULT_REQUESTS} requests, touches every
- * path a few times: the first request no longer initialises classes, starts threads or fills
+ * path once: the first request no longer initialises classes, starts threads or fills
  * buffers, and runs in the interpreter at about twice the compiled path's latency on loopback
  * while the JIT compiles the hot methods under real traffic, with the AOT cache's profiles when
  * there is one. From {@value #JIT_REQUESTS} requests on, the warm-up also waits for the JIT to
@@ -43,8 +43,13 @@ import javax.net.ssl.SSLContext;
  * about a second later on one CPU.
  */
 public final class Warmup {
-    /** Each path of {@link #mix} a few times: the first touch of the request path ({@code server.warmup-requests}). */
-    public static final int DEFAULT_REQUESTS = 32;
+    /**
+     * Each path of {@link #mix} once: the first touch of the request path ({@code server.warmup-requests}).
+     * More buys nothing a first request can measure: a path's second touch finds its classes loaded,
+     * and the interpreter runs it as slowly as its first (32 requests opened the port about 40 ms
+     * later on one CPU, for the same first request).
+     */
+    public static final int DEFAULT_REQUESTS = 13;
     /** A warm-up of this many requests or more waits for the JIT to compile what it made hot (see {@link #settle}). */
     public static final int JIT_REQUESTS = 500;
     public static final Duration DEFAULT_BUDGET = Duration.ofSeconds(5);
