@@ -52,7 +52,6 @@ class StartupReportTest {
                 name -> assertThat(name).isEqualTo("gateway"),
                 name -> assertThat(name).isEqualTo("broker and database connections started (in the background)"),
                 name -> assertThat(name).startsWith("server: TLS keys"),
-                name -> assertThat(name).isEqualTo("warm-up: the server's observer (metrics)"),
                 name -> assertThat(name).isEqualTo("warm-up: resolver and client"),
                 name -> assertThat(name).isEqualTo("warm-up: throwaway server"),
                 name -> assertThat(name).isEqualTo("warm-up: " + Warmup.DEFAULT_REQUESTS + " requests, 8 in flight"),

@@ -228,10 +228,10 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     }
 
     /**
-     * Runs the recording path on a throwaway instance, so a warm server's first requests do not pay for
-     * Micrometer's first use (class loading, then the interpreter). It does not scrape: a scrape is a
-     * background request, and its first one (the text writer's first use, about 35 ms on one CPU, and
-     * the JVM's gauges, 20 ms) is not worth delaying the port for.
+     * Runs the recording path {@code requests} times on a throwaway instance, so that the JIT compiles
+     * it before a warm server's first requests. It does not scrape: a scrape is a background request,
+     * and its first one (the text writer's first use, about 35 ms on one CPU, and the JVM's gauges,
+     * 20 ms) is not worth delaying the port for.
      */
     @Override
     public void warmup(int requests) {

@@ -81,9 +81,13 @@ public final class HttpServer implements AutoCloseable {
         try {
             RouteTable routes = freeze(router, options); // a configured route that matches nothing stops the start before the warm-up
             if (options.warmup()) {
-                // The observer first: the warm-up's settling then covers its compilations and garbage too.
-                observer.warmup(options.warmupRequests());
-                if (timed) StartupTimeline.mark("warm-up: the server's observer (metrics)");
+                // A warm-up that waits for the JIT runs the observer's hot paths too, first: its settling then
+                // covers their compilations and garbage. A first touch does not: the observer's classes are
+                // loaded by now, and its first recordings are as fast without one.
+                if (options.warmupRequests() >= Warmup.JIT_REQUESTS) {
+                    observer.warmup(options.warmupRequests());
+                    if (timed) StartupTimeline.mark("warm-up: the server's observer (metrics)");
+                }
                 warmup(options);
             }
             this.dispatcher = new Dispatcher(options, routes, observer);

@@ -74,10 +74,10 @@ public interface ServerObserver extends ChannelObserver {
     }
 
     /**
-     * With warm-up on, once before the server starts: run the observer's own hot paths (on throwaway
-     * state: nothing real may be recorded), so the first real response does not pay for them;
-     * {@code requests} is the size of the server's warm-up ({@code server.warmup-requests}), as many
-     * times as the observer's hot paths should run.
+     * With a warm-up that waits for the JIT ({@code server.warmup-requests} of {@link Warmup#JIT_REQUESTS}
+     * or more), once before the server starts: run the observer's own hot paths (on throwaway state:
+     * nothing real may be recorded), so that they are compiled before the first real response;
+     * {@code requests} is the size of the server's warm-up, as many times as they should run.
      */
     default void warmup(int requests) {
     }
