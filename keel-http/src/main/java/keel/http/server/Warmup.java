@@ -47,7 +47,7 @@ public final class Warmup {
      * Each path of {@link #mix} once: the first touch of the request path ({@code server.warmup-requests}).
      * More buys nothing a first request can measure: a path's second touch finds its classes loaded,
      * and the interpreter runs it as slowly as its first (32 requests opened the port about 40 ms
-     * later on one CPU, for the same first request).
+     * later on one CPU, for a first request within about 0.3 ms of this one's).
      */
     public static final int DEFAULT_REQUESTS = 13;
     /** A warm-up of this many requests or more waits for the JIT to compile what it made hot (see {@link #settle}). */
