@@ -45,16 +45,16 @@ import javax.net.ssl.SSLContext;
 public final class Warmup {
     /**
      * Each path of {@link #mix} once: the first touch of the request path ({@code server.warmup-requests}).
-     * More buys nothing a first request can measure: a path's second touch finds its classes loaded,
-     * and the interpreter runs it as slowly as its first (32 requests opened the port about 40 ms
-     * later on one CPU, for a first request within about 0.3 ms of this one's).
+     * More buys little: a path's second touch finds its classes loaded, and the interpreter runs it
+     * as slowly as its first (32 requests opened the port about 40 ms later on one CPU, for a first
+     * request within about 0.3 ms of this one's).
      */
     public static final int DEFAULT_REQUESTS = 13;
     /** A warm-up of this many requests or more waits for the JIT to compile what it made hot (see {@link #settle}). */
     public static final int JIT_REQUESTS = 500;
     public static final Duration DEFAULT_BUDGET = Duration.ofSeconds(5);
     private static final int IN_FLIGHT = 8;
-    private static final int WARMUP_ACCESS_LOG_QUEUE = 1024;
+    private static final int ACCESS_LOG_QUEUE = 1024;
     /**
      * The most requests that come on a connection of their own (a quarter of the warm-up's size): every
      * new connection runs the accept, set-up and close paths, which a first request pays for in full.
@@ -91,7 +91,7 @@ public final class Warmup {
         // more worker threads than requests in flight: the pool starts them all, and the real server its own.
         // An access-log queue for a few lines: its ring's slots are allocated whole (256 KiB at the default).
         ServerOptions options = like.toBuilder().host("127.0.0.1").port(0).warmup(false).clearRoutes()
-                .workerThreads(Math.min(like.pools().workerThreads(), IN_FLIGHT)).accessLogQueue(WARMUP_ACCESS_LOG_QUEUE)
+                .workerThreads(Math.min(like.pools().workerThreads(), IN_FLIGHT)).accessLogQueue(ACCESS_LOG_QUEUE)
                 .tlsClientAuth(keel.core.tls.ClientAuth.NONE).tlsClientTrust(null).healthGrace(Duration.ZERO).build();
         SSLContext tls = options.tls().enabled() ? client.options().tls().context() : null;
         if (options.tls().enabled() && tls == null) throw new IllegalArgumentException("a TLS warm-up needs a client with an SSL context that trusts the server");
