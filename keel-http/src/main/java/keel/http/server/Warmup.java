@@ -77,6 +77,11 @@ public final class Warmup {
     private Warmup() {
     }
 
+    /** True when a warm-up of {@code requests} waits for the JIT to compile what it made hot ({@value #JIT_REQUESTS} or more). */
+    static boolean waitsForJit(int requests) {
+        return requests >= JIT_REQUESTS;
+    }
+
     /** True when a warm-up already ran the request path (server and client sides) in this JVM. */
     public static boolean ran() {
         return ran;
@@ -128,7 +133,7 @@ public final class Warmup {
             StartupTimeline.mark("warm-up: throwaway server stopped");
             // A smaller warm-up makes few methods hot: the compilers' queue then holds the start's own
             // methods, not worth the wait, and its garbage is not worth a full collection.
-            if (requests >= JIT_REQUESTS) {
+            if (waitsForJit(requests)) {
                 settle();
                 StartupTimeline.mark("warm-up: settle (JIT queue, GC)");
             }
