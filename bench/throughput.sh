@@ -43,9 +43,17 @@
 #   wake-ups/req the writes of at most 8 bytes (a loop woken through its
 #                eventfd or pipe, as when a response comes back from another
 #                thread) / requests.
+#   switches/req the context switches of the server's threads / requests: each
+#                hand-over to a thread that has to be woken (a virtual thread's
+#                carrier, a worker) and back, on the server's one CPU.
 #   srv cpu%     server CPU time / wall time of the run; ~100% means the server
 #                core was saturated, well below means the client limited it.
-#   notes        socket errors and non-2xx responses reported by wrk, if any.
+#   stolen%      the server CPU's time the hypervisor gave to another guest
+#                (steal in /proc/stat) while this one wanted it: on a shared
+#                virtual machine a row with much of it (noted cpu-stolen from
+#                5%) ran slower, and its srv cpu% reads lower, for that reason.
+#   notes        socket errors and non-2xx responses reported by wrk, if any;
+#                cpu-stolen when stolen% reached 5.
 #   Below the table, the ratios of two modes of the run, per route and style,
 #   each with its goal (ok / MISSED) when it has one:
 #     req/s pipelined, keel-nio-event-loop / netty-epoll          goal >= 1.6x
@@ -194,7 +202,7 @@ if [[ " $MODES " == *" vertx "* ]]; then build_hello_jar vertx-hello; fi
 
 make_out_dir
 TSV="$OUT/results.tsv"
-printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tuser_us_req\tsrv_cpu_pct\twrites_req\twakeups_req\tnotes\tround\tjit_us_req\n' >"$TSV"
+printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tuser_us_req\tsrv_cpu_pct\twrites_req\twakeups_req\tnotes\tround\tjit_us_req\tswitches_req\tstolen_pct\n' >"$TSV"
 
 n_runs=0
 for _ in $MODES; do for _ in $ROUTES; do for _ in $STYLES; do n_runs=$((n_runs + ROUNDS)); done; done; done
@@ -288,6 +296,7 @@ JIT_THREADS='C[12] CompilerThre*'
 run_mode() {
   local mode=$1 route style url tag raw before after t0 t1
   local reqs rps p50 p99 notes cpu_us user_us cpu_pct writes_req wakeups_req writer_before writer_after jit_before jit_after jit_us
+  local switches_before switches_after jiffies_before jiffies_after switches_req stolen_pct
   start_server "$mode" "$OUT/$mode.server.log"
   # A fresh JVM on one core needs more than one warm-up to finish JIT-compiling
   # its hot paths, which made whichever run came first look slow: give every
@@ -314,11 +323,15 @@ run_mode() {
       if $COUNT_WRITES; then start_write_count "$OUT/$tag.writes.txt"; fi
       writer_before=$(thread_ticks keel-access-log)
       jit_before=$(thread_ticks "$JIT_THREADS")
+      switches_before=$(context_switches)
+      jiffies_before=$(cpu_jiffies "$SERVER_CPU")
       before=$(cpu_ticks) || die "$mode: server process is gone (log: $OUT/$mode.server.log)"
       t0=$(date +%s%N)
       drive "$raw" "$style" "$url" "$DURATION" --latency || log "$tag: wrk failed: $(tail -n 3 "$raw" | tr '\n' ' ')"
       t1=$(date +%s%N)
       after=$(cpu_ticks) || die "$mode: server died during $tag (log: $OUT/$mode.server.log)"
+      jiffies_after=$(cpu_jiffies "$SERVER_CPU")
+      switches_after=$(context_switches)
       writer_after=$(thread_ticks keel-access-log)
       jit_after=$(thread_ticks "$JIT_THREADS")
       stop_write_count
@@ -328,10 +341,16 @@ run_mode() {
       if [[ -n $jit_before && -n $jit_after ]]; then read -r jit_us _ < <(cpu_cost "$jit_before" "$jit_after" "$((t1 - t0))" "$reqs"); fi
       read -r writes_req wakeups_req < <(awk -v w="$WRITES" -v k="$WAKEUPS" -v n="$reqs" \
         'BEGIN { if (w == "" || n <= 0) print -1, -1; else printf "%.4f %.4f\n", w / n, k / n }')
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$route" "$style" "$rps" "$p50" "$p99" \
-        "$cpu_us" "$user_us" "$cpu_pct" "$writes_req" "$wakeups_req" "$notes" "$ROUND" "$jit_us" >>"$TSV"
+      read -r switches_req stolen_pct < <(awk -v s="$((switches_after - switches_before))" -v n="$reqs" \
+        -v b="$jiffies_before" -v a="$jiffies_after" 'BEGIN { split(b, x, " "); split(a, y, " ")
+          printf "%.4f %.1f\n", (n > 0 ? s / n : -1), (y[2] > x[2] ? 100 * (y[1] - x[1]) / (y[2] - x[2]) : 0) }')
+      if awk -v p="$stolen_pct" 'BEGIN { exit !(p >= 5) }'; then
+        if [[ $notes == - ]]; then notes=cpu-stolen; else notes="$notes cpu-stolen"; fi
+      fi
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$route" "$style" "$rps" "$p50" "$p99" \
+        "$cpu_us" "$user_us" "$cpu_pct" "$writes_req" "$wakeups_req" "$notes" "$ROUND" "$jit_us" "$switches_req" "$stolen_pct" >>"$TSV"
       log "$tag: $rps req/s, p50 ${p50} ms, p99 ${p99} ms, ${cpu_us} cpu us/req, ${writes_req} writes/req," \
-        "${wakeups_req} wake-ups/req, server cpu ${cpu_pct}% ${notes/#-/}"
+        "${wakeups_req} wake-ups/req, ${switches_req} switches/req, server cpu ${cpu_pct}% (${stolen_pct}% stolen) ${notes/#-/}"
       if [[ -n $writer_before && -n $writer_after ]]; then
         read -r cpu_us user_us _ < <(cpu_cost "$writer_before" "$writer_after" "$((t1 - t0))" "$reqs" 3)
         log "$tag: of which the access log's writer thread: ${cpu_us} cpu us/req (user ${user_us})"
@@ -374,13 +393,13 @@ median_rows() {
     NR == 1 { print; next }
     { k = $1 "\t" $2 "\t" $3; if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
       for (f = 4; f <= 11; f++) vals[k, f] = vals[k, f] " " $f
-      vals[k, 14] = vals[k, 14] " " $14
+      for (f = 14; f <= 16; f++) vals[k, f] = vals[k, f] " " $f
       if ($12 != "-" && index(" " notes[k] " ", " " $12 " ") == 0) notes[k] = (notes[k] == "" ? $12 : notes[k] " " $12) }
     END {
       for (i = 1; i <= nk; i++) {
         k = keys[i]; row = k
         for (f = 4; f <= 11; f++) row = row "\t" median(vals[k, f])
-        print row "\t" (notes[k] == "" ? "-" : notes[k]) "\t" range(vals[k, 7]) "\t" median(vals[k, 14])
+        print row "\t" (notes[k] == "" ? "-" : notes[k]) "\t" range(vals[k, 7]) "\t" median(vals[k, 14]) "\t" median(vals[k, 15]) "\t" median(vals[k, 16])
       }
     }' "$TSV"
 }
@@ -391,18 +410,19 @@ render_table() {
     function over(a, b) { return (b > 0 && a > 0) ? sprintf("%.2fx", a / b) : "n/a" }
     NR == 1 { next }
     { n++; m[n] = $1; r[n] = $2; s[n] = $3; rps[n] = $4; p50[n] = $5; p99[n] = $6; cpu[n] = $7; usr[n] = $8
-      pct[n] = $9; wr[n] = $10; wk[n] = $11; note[n] = $12; spread[n] = $13; jit[n] = $14
+      pct[n] = $9; wr[n] = $10; wk[n] = $11; note[n] = $12; spread[n] = $13; jit[n] = $14; sw[n] = $15; stolen[n] = $16
       if ($1 == "netty-epoll") { netty[$2 "/" $3] = $7; nettyusr[$2 "/" $3] = $8 } }
     END {
-      print "| mode | route | style | req/s | p50 ms | p99 ms | cpu µs/req | of which JIT | vs netty | user µs/req | user vs netty | writes/req | wake-ups/req | srv cpu% | notes |"
-      print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+      print "| mode | route | style | req/s | p50 ms | p99 ms | cpu µs/req | of which JIT | vs netty | user µs/req | user vs netty | writes/req | wake-ups/req | switches/req | srv cpu% | stolen% | notes |"
+      print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
       for (i = 1; i <= n; i++) {
         k = r[i] "/" s[i]; ratio = ""; uratio = ""
         if (m[i] != "netty-epoll") { ratio = (k in netty) ? over(cpu[i], netty[k]) : "n/a"; uratio = (k in nettyusr) ? over(usr[i], nettyusr[k]) : "n/a" }
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m[i], r[i], s[i],
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m[i], r[i], s[i],
           num(rps[i], "%.0f"), num(p50[i], "%.3f"), num(p99[i], "%.3f"), num(cpu[i], "%.2f") (spread[i] == "" ? "" : " (" spread[i] ")"),
           num(jit[i], "%.3f"), ratio,
-          num(usr[i], "%.2f"), uratio, num(wr[i], "%.4f"), num(wk[i], "%.4f"), pct[i], (note[i] == "-" ? "" : note[i])
+          num(usr[i], "%.2f"), uratio, num(wr[i], "%.4f"), num(wk[i], "%.4f"), num(sw[i], "%.4f"), pct[i], stolen[i],
+          (note[i] == "-" ? "" : note[i])
       }
     }'
 }

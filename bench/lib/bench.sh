@@ -295,6 +295,18 @@ stop_write_count() {
     "$WRITE_COUNT_FILE" 2>/dev/null) || true
 }
 
+# The context switches of JVM_PID's threads so far, voluntary (a thread parks or waits in a poll)
+# and not (the scheduler takes the CPU from it), summed over the threads alive now.
+context_switches() {
+  awk '/^(non)?voluntary_ctxt_switches/ { n += $2 } END { print n + 0 }' /proc/"$JVM_PID"/task/*/status 2>/dev/null
+}
+
+# CPU $1's jiffies from /proc/stat -> "stolen total": the time the hypervisor ran something else while
+# this guest wanted the CPU (steal), and all of its time.
+cpu_jiffies() { # cpu
+  awk -v cpu="cpu$1" '$1 == cpu { t = 0; for (i = 2; i <= 9; i++) t += $i; print $9, t; exit }' /proc/stat
+}
+
 # Two cpu_ticks, the wall time between them and what was done in it -> "cpu_us user_us cpu_pct":
 # CPU time and its user part per unit done, with $5 decimals (default 2; -1 when nothing was done),
 # and CPU time over wall time in %.
