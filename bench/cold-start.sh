@@ -47,6 +47,10 @@
 #   first/median  the cold-start penalty (the target for keel: <= 3x, first 200 <= 300 ms)
 #   RSS MiB       resident memory after the CALLS (server rows)
 #   warm-up ms    how long HttpClient.warmup took (client rows)
+#   stolen ms     the time the hypervisor gave the server's CPU to another guest
+#                 from the launch to the first 200 (steal in /proc/stat, in
+#                 10 ms ticks): on a shared virtual machine, a start that waited
+#                 for its CPU that long has its wall-clock figures that much later
 #   A curl's time includes its own connection set-up on loopback (~0.1 ms),
 #   the same for the first and the median, so ratios stay comparable.
 #   The first request goes out the moment the port opens, as a load balancer's
@@ -201,12 +205,14 @@ launch_row() { # name logf
   fi
 }
 
-# One fresh server JVM: appends "server route name rep port_ms first200_ms first_ms median_ms -1 p90_ms rss_kib cpu_to_port_ms".
+# One fresh server JVM: appends "server route name rep port_ms first200_ms first_ms median_ms -1 p90_ms rss_kib cpu_to_port_ms stolen_ms".
 server_row() { # name repeat
-  local name=$1 rep=$2 logf="$OUT/server-$1-$2" first_at first code rss i
+  local name=$1 rep=$2 logf="$OUT/server-$1-$2" first_at first code rss i jiffies_before jiffies_after
+  jiffies_before=$(cpu_jiffies "$SERVER_CPU")
   launch_row "$name" "$logf.log"
   read -r code first < <(curl -s -o /dev/null --max-time 30 -w '%{http_code} %{time_total}\n' "http://127.0.0.1:$PORT$ROUTE" || echo "000 -1")
   first_at=$(now_us)
+  jiffies_after=$(cpu_jiffies "$SERVER_CPU")
   [[ $code == 200 ]] || die "$name: first request to $ROUTE answered $code (log: $logf.log)"
   for ((i = 0; i < CALLS; i++)); do
     curl -s -o /dev/null --max-time 30 -w '%{http_code} %{time_total}\n' "http://127.0.0.1:$PORT$ROUTE" || echo "000 -1"
@@ -216,12 +222,14 @@ server_row() { # name repeat
   if grep -q 'building' "$logf.log"; then log "warning: bin/keel built something at this start (sources changed meanwhile?)"; fi
   stop_pid_var SERVER_PID
   awk -v route="$ROUTE" -v name="$name" -v rep="$rep" -v port=$(((PORT_AT_US - START_US) / 1000)) \
-    -v f200=$(((first_at - START_US) / 1000)) -v first="$first" -v rss="$rss" -v cpu="$PORT_CPU_MS" "$MEDIAN_AWK"'
+    -v f200=$(((first_at - START_US) / 1000)) -v first="$first" -v rss="$rss" -v cpu="$PORT_CPU_MS" \
+    -v stolen="$((${jiffies_after%% *} - ${jiffies_before%% *}))" -v hz="$(getconf CLK_TCK)" "$MEDIAN_AWK"'
     { list = list " " $2 * 1000 }
     END {
-      printf "server\t%s\t%s\t%s\t%d\t%d\t%.3f\t%.3f\t-1\t%.3f\t%d\t%d\n", route, name, rep, port, f200, first * 1000, med(list), p90(list), rss, cpu
+      printf "server\t%s\t%s\t%s\t%d\t%d\t%.3f\t%.3f\t-1\t%.3f\t%d\t%d\t%d\n", route, name, rep, port, f200, first * 1000, med(list), p90(list), rss, cpu,
+        stolen * 1000 / hz
     }' "$logf.steady.txt" >>"$ROWS"
-  log "$name #$rep: $(tail -n 1 "$ROWS" | awk -F '\t' '{ printf "port %s ms (CPU %s ms), first 200 %s ms, first %.2f ms, median %.2f ms (%.1fx), RSS %.0f MiB", $5, $12, $6, $7, $8, $7 / $8, $11 / 1024 }')"
+  log "$name #$rep: $(tail -n 1 "$ROWS" | awk -F '\t' '{ printf "port %s ms (CPU %s ms), first 200 %s ms (%s ms stolen), first %.2f ms, median %.2f ms (%.1fx), RSS %.0f MiB", $5, $12, $6, $13, $7, $8, $7 / $8, $11 / 1024 }')"
 }
 
 # Holds $2 keep-alive connections to PORT, each after one GET ROUTE answered, until its standard input closes.
@@ -329,8 +337,8 @@ emit_table() { # $1: optional remark for the heading
     awk -F '\t' -v target="$TARGET_RATIO" -v target200="$TARGET_FIRST_200_MS" "$MEDIAN_AWK"'
       function cell(v, fmt) { return (v < 0 ? "-" : sprintf(fmt, v)) }
       BEGIN {
-        print "| side | call | server / warm-up | port ms | CPU to port ms | first 200 ms | first ms | median ms | p90 ms | first/median | spread | warm-up ms | RSS MiB |"
-        print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"
+        print "| side | call | server / warm-up | port ms | CPU to port ms | first 200 ms | first ms | median ms | p90 ms | first/median | spread | warm-up ms | RSS MiB | stolen ms |"
+        print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|"
       }
       {
         key = $1 SUBSEP $2 SUBSEP $3
@@ -339,6 +347,7 @@ emit_table() { # $1: optional remark for the heading
         port[key] = port[key] " " $5; f200[key] = f200[key] " " $6; first[key] = first[key] " " $7
         median[key] = median[key] " " $8; p90s[key] = p90s[key] " " $10; ratios[key] = ratios[key] " " ratio; wu[key] = wu[key] " " $9
         rss[key] = rss[key] " " ($11 == "" ? -1 : $11); cpu[key] = cpu[key] " " ($12 == "" ? -1 : $12)
+        stolen[key] = stolen[key] " " ($13 == "" ? -1 : $13)
         if (!(key in lo) || ratio < lo[key]) lo[key] = ratio
         if (!(key in hi) || ratio > hi[key]) hi[key] = ratio
       }
@@ -347,9 +356,10 @@ emit_table() { # $1: optional remark for the heading
           split(order[i], k, SUBSEP); o = order[i]; r = med(ratios[o])
           what = (k[1] == "client" ? "warm-up " (k[3] == "true" ? "on" : k[3] == "jit" ? "on, JIT" : "off") : k[3])
           m = med(rss[o])
-          printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1fx | %.1f-%.1fx | %s | %s |\n", k[1], k[2], what,
+          printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %.1fx | %.1f-%.1fx | %s | %s | %s |\n", k[1], k[2], what,
             cell(med(port[o]), "%d"), cell(med(cpu[o]), "%d"), cell(med(f200[o]), "%d"), cell(med(first[o]), "%.2f"),
-            cell(med(median[o]), "%.2f"), cell(med(p90s[o]), "%.2f"), r, lo[o], hi[o], cell(med(wu[o]), "%d"), cell(m < 0 ? -1 : m / 1024, "%.0f")
+            cell(med(median[o]), "%.2f"), cell(med(p90s[o]), "%.2f"), r, lo[o], hi[o], cell(med(wu[o]), "%d"), cell(m < 0 ? -1 : m / 1024, "%.0f"),
+            cell(med(stolen[o]), "%d")
           if (k[1] == "server" && k[3] ~ /^keel/) verdict[++nv] = sprintf("- %s: first/median %.1fx (worst %.1fx) %s the %dx target; first 200 after %d ms %s the %d ms target", \
             k[3], r, hi[o], (r <= target ? "meets" : "misses"), target, med(f200[o]), (med(f200[o]) <= target200 ? "meets" : "misses"), target200)
         }
