@@ -18,12 +18,15 @@
 # Usage
 #   bench/alloc.sh
 #   BASE_BIN=/tmp/keel-base/bin/keel EXECUTIONS=event-loop bench/alloc.sh
+#   ACCESS_LOG=true EXECUTIONS=event-loop PEERS= bench/alloc.sh   # with the access log on, to a file
 #
 # Environment (defaults in brackets)
 #   EXECUTIONS [event-loop worker-pool virtual-thread]   Keel's executions to measure
 #   STYLES [keep-alive pipelined]
 #   PEERS [netty-epoll]   netty-epoll, or nothing
 #   KEEL_BIN [bin/keel], BASE_BIN []   the build to measure, and one to measure beside it
+#   ACCESS_LOG [false]   true: Keel writes its access log to a file in the results directory (removed
+#                        after each server: a pipelined run writes gigabytes)
 #   ROUNDS [3], DURATION [5], WARMUP [8], YOUNG [16m]
 #   PORT [18095], SERVER_CPU [0], CLIENT_CPU [1], READY_TIMEOUT [60]
 set -euo pipefail
@@ -35,6 +38,7 @@ STYLES=${STYLES:-keep-alive pipelined}
 PEERS=${PEERS-netty-epoll}
 KEEL_BIN=${KEEL_BIN:-$ROOT/bin/keel} BASE_BIN=${BASE_BIN:-}
 ROUNDS=${ROUNDS:-3} DURATION=${DURATION:-5} WARMUP=${WARMUP:-8} YOUNG=${YOUNG:-16m}
+ACCESS_LOG=${ACCESS_LOG:-false}
 PORT=${PORT:-18095} SERVER_CPU=${SERVER_CPU:-0} CLIENT_CPU=${CLIENT_CPU:-1} READY_TIMEOUT=${READY_TIMEOUT:-60}
 
 # shellcheck source-path=SCRIPTDIR source=lib/bench.sh
@@ -86,8 +90,11 @@ for execution in $EXECUTIONS; do
   for bin in "$KEEL_BIN" ${BASE_BIN:+"$BASE_BIN"}; do
     name=keel-$execution
     [[ $bin == "$KEEL_BIN" ]] || name=base-$name
+    access=(--access-log false)
+    if [[ $ACCESS_LOG == true ]]; then access=(--access-log true --access-log-file "$OUT/$name.access.log"); fi
     KEEL_JAVA_OPTS="${KEEL_JAVA_OPTS:-} -Xmn$YOUNG" measure "$name" \
-      "$bin" serve --port "$PORT" --access-log false --health-grace 0s --transport nio --execution "$execution" --loops 1
+      "$bin" serve --port "$PORT" "${access[@]}" --health-grace 0s --transport nio --execution "$execution" --loops 1
+    rm -f "$OUT/$name.access.log"
   done
 done
 if [[ " $PEERS " == *" netty-epoll "* ]]; then

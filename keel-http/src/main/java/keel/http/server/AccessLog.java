@@ -40,8 +40,15 @@ final class AccessLog implements AutoCloseable {
     private static final long GATHER_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private static final long CLOSE_WAIT_MILLIS = 5_000;
 
-    /** Whole lines, encoded: {@code count} of them in {@code bytes}. */
-    record Lines(byte[] bytes, int count) {
+    /**
+     * Whole lines, encoded: {@code count} of them in the first {@code length} of {@code bytes}, an array
+     * the writer gives back to {@code spares} once written (null: a copy, left to the collector).
+     */
+    record Lines(byte[] bytes, int length, int count, EntryRing<byte[]> spares) {
+        /** Writer thread, once the lines are in the sink: the array goes back to its loop, or to the collector when the loop has enough. */
+        void written() {
+            if (spares != null) spares.offer(bytes);
+        }
     }
 
     private final LogFormat format;
@@ -188,6 +195,7 @@ final class AccessLog implements AutoCloseable {
         while ((lines = queue.poll()) != null) {
             queuedLines.addAndGet(-lines.count());
             dropped.add(sink.add(lines));
+            lines.written();
         }
     }
 

@@ -64,13 +64,14 @@ final class AccessSink {
     /** Adds a block of lines, writing what is held first when it does not fit; returns the lines lost. */
     int add(AccessLog.Lines block) {
         byte[] bytes = block.bytes();
-        if (bytes.length > buffer.remaining() && stream != null && buffer.capacity() < WRITE_SIZE) {
+        int length = block.length();
+        if (length > buffer.remaining() && stream != null && buffer.capacity() < WRITE_SIZE) {
             buffer = ByteBuffer.allocate(buffer.capacity() * 2).put(buffer.flip());
         }
-        int lost = bytes.length > buffer.remaining() ? write() : 0;
-        for (int at = 0; at < bytes.length; ) { // in pieces only when larger than the buffer
+        int lost = length > buffer.remaining() ? write() : 0;
+        for (int at = 0; at < length; ) { // in pieces only when larger than the buffer
             if (!buffer.hasRemaining()) lost += write();
-            int n = Math.min(buffer.remaining(), bytes.length - at);
+            int n = Math.min(buffer.remaining(), length - at);
             buffer.put(bytes, at, n);
             at += n;
         }

@@ -7,6 +7,9 @@ import java.util.Arrays;
 
 /**
  * Access lines encoded straight into bytes, in memory, until they are {@link #take taken} as one block.
+ * A buffer with spares (an event loop's) hands a block at least half full over whole and goes on in a
+ * spare array, one the log's writer gave back or a new one: a busy loop's lines are then neither
+ * copied nor allocated a second time.
  * A line is given its room first ({@link #room}), so the puts never check for space. Values are ASCII
  * (the parser and {@link RequestIds} see to it); a character outside it becomes {@code ?} in text and
  * an escape in JSON. Confined to one thread.
@@ -14,13 +17,17 @@ import java.util.Arrays;
 final class LineBuffer {
     private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
     private final StringBuilder escaped = new StringBuilder(64);
+    /** Arrays the writer gave back, to go on in after a block is handed over whole; null: blocks are copied. */
+    private final EntryRing<byte[]> spares;
     private byte[] bytes;
     private int length;
     /** Whole lines held. */
     private int lines;
 
-    LineBuffer(int capacity) {
+    /** {@code spares}: where the writer gives handed-over arrays back (one thread takes from it, this one); null to copy every block. */
+    LineBuffer(int capacity, EntryRing<byte[]> spares) {
         this.bytes = new byte[capacity];
+        this.spares = spares;
     }
 
     /** True when {@code room} more bytes fit without growing. */
@@ -44,10 +51,21 @@ final class LineBuffer {
         return lines;
     }
 
-    /** The whole lines held, as a block of their own, and forgets them; null when there are none. */
+    /**
+     * The whole lines held, as a block of their own, and forgets them; null when there are none. A block
+     * at least half full is the buffer's own array, to be given back to the spares once written; a
+     * smaller one is a copy (a queue of blocks holding a line each must not hold an array each).
+     */
     AccessLog.Lines take() {
         if (lines == 0) return null;
-        AccessLog.Lines taken = new AccessLog.Lines(Arrays.copyOf(bytes, length), lines);
+        AccessLog.Lines taken;
+        if (spares != null && length >= bytes.length / 2) {
+            taken = new AccessLog.Lines(bytes, length, lines, spares);
+            byte[] spare = spares.poll();
+            bytes = spare != null ? spare : new byte[bytes.length];
+        } else {
+            taken = new AccessLog.Lines(Arrays.copyOf(bytes, length), length, lines, null);
+        }
         length = 0;
         lines = 0;
         return taken;

@@ -185,6 +185,32 @@ class AccessLogTest {
         }
     }
 
+    /**
+     * A burst of pipelined requests fills a loop's block of lines several times over (each full block
+     * goes to the writer whole, and the loop goes on in an array the writer gave back): every line
+     * arrives once, whole, in the order of its requests.
+     */
+    @Test
+    void aPipelinedBurstLogsEveryRequestOnceAndInOrder() throws Exception {
+        int requests = 3_000; // about 600 KB of lines: nine 64 KiB blocks
+        StringBuilder burst = new StringBuilder();
+        for (int i = 0; i < requests; i++) {
+            burst.append("GET /loop?n=").append(i).append(" HTTP/1.1\r\nHost: x\r\nX-Request-Id: burst-").append(i)
+                    .append(i == requests - 1 ? "\r\nConnection: close" : "").append("\r\n\r\n");
+        }
+        LineSink sink = LineSink.open();
+        try (TestServer server = start(Wire.NIO, sink); RawClient client = server.raw()) {
+            String responses = client.send(burst.toString()).readToEnd();
+            assertThat(responses.split("HTTP/1.1 200 OK", -1)).hasSize(requests + 1);
+            for (int i = 0; i < requests; i++) {
+                Line line = Line.parse(sink.next());
+                assertThat(line.id()).isEqualTo("burst-" + i);
+                assertThat(line.target()).isEqualTo("/loop?n=" + i);
+            }
+        }
+        assertThat(sink.waiting()).as("one line per request").isZero();
+    }
+
     /** The line's end comes after the handler whether or not an observer read the clock as it answered (then on the loop). */
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
