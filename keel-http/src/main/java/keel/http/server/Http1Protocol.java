@@ -42,8 +42,8 @@ import javax.net.ssl.SSLSession;
  * saves a thread hop per request: while a synchronous handler runs off the loop, the safe requests
  * (GET, HEAD, no body) pipelined behind it that would run on the same kind of thread join its
  * {@link PipelineRun}, up to {@code server.pipeline-run} of them (16), and run after it on its thread; their
- * answers come back in order and are written as each one's turn comes, all of them with one write
- * when they come together. Parsing stops while the channel is over its high water mark, so a client
+ * answers come back in order (those that come together in one loop task, {@link AnswerHandoff}) and
+ * are written as each one's turn comes, all of them with one write when they come together. Parsing stops while the channel is over its high water mark, so a client
  * that does not read cannot grow server memory; the channel answers all the responses one batch of
  * input produced with one write.
  */
@@ -87,6 +87,12 @@ final class Http1Protocol implements Protocol, Exchange {
     private long handlerDeadlineNanos;
     /** Answers with a place reserved ({@link #reserveAnswer}) in the loop's task queue, not yet taken or given back. */
     private int reservedAnswers;
+    /** Answers made on other threads, on their way here: a burst of them in one task ({@link #takeAnswers}). */
+    private final AnswerHandoff handoff;
+    /** Created once: a method reference made per burst would allocate on every burst. */
+    private final Runnable takeAnswers = this::takeAnswers;
+    /** While {@link #takeAnswers} hands on a burst: its answers not handed on yet. */
+    private int answersInHand;
     /** The run of the request being handled while pipelined requests may join it, else null. */
     private PipelineRun run;
     /** The requests that joined it, in order; at most {@code server.pipeline-run}. Small until pipelining needs more. */
@@ -107,6 +113,7 @@ final class Http1Protocol implements Protocol, Exchange {
         this.parser = new Http1Parser(home.context().parserLimits());
         this.bodyRate = new BodyRate(home.context().options().timeouts());
         this.refusal = refusal;
+        this.handoff = new AnswerHandoff(1 + home.context().options().pools().pipelineRun());
     }
 
     // ---- channel events --------------------------------------------------------------------------
@@ -320,20 +327,40 @@ final class Http1Protocol implements Protocol, Exchange {
             onResponseOrClose(response);
             return;
         }
-        try {
-            channel.loop().executeReserved(() -> {
-                reservedAnswers--;
-                // The loop read its clock as the task before this one ended: the answer is timed as it is taken up.
-                if (timing != null) answeredAt(timing, response, channel.loop().lastNanoTime());
-                onResponseOrClose(response);
-            });
-        } catch (RejectedExecutionException stopped) {
-            // Only a stopped loop refuses a reserved place: it closed its channels, this one included.
-            home.context().observer().onDropped(ServerObserver.Drop.LOOP_STOPPED);
-            LOG.warn("response_dropped", "id", id, "cause", stopped.getMessage());
-            if (response.isStreamed()) DiscardingSubscriber.discard(response.stream());
-            channel.closeFromAnyThread();
+        switch (handoff.add(response, timing)) {
+            case FIRST -> {
+                try {
+                    channel.loop().executeReserved(takeAnswers);
+                } catch (RejectedExecutionException stopped) {
+                    // Only a stopped loop refuses a reserved place: it closed its channels, this one included.
+                    for (Response refused : handoff.close()) dropStopped(refused, stopped.getMessage());
+                    channel.closeFromAnyThread();
+                }
+            }
+            case BEHIND -> channel.loop().cancelReservedTask(); // it goes in the task the first one queued
+            case REFUSED -> dropStopped(response, "event loop stopped");
         }
+    }
+
+    /** On the loop: hands on the answers that came from other threads since the last burst, in order. */
+    private void takeAnswers() {
+        int count = handoff.take();
+        for (int i = 0; i < count; i++) {
+            reservedAnswers--;
+            answersInHand = count - 1 - i;
+            Response response = handoff.response(i);
+            Exchange.Timing timing = handoff.timing(i);
+            // The loop read its clock as the task before this one ended: the answer is timed as it is taken up.
+            if (timing != null) answeredAt(timing, response, channel.loop().lastNanoTime());
+            onResponseOrClose(response);
+        }
+        answersInHand = 0;
+    }
+
+    private void dropStopped(Response response, String cause) {
+        home.context().observer().onDropped(ServerObserver.Drop.LOOP_STOPPED);
+        LOG.warn("response_dropped", "id", id, "cause", cause);
+        if (response.isStreamed()) DiscardingSubscriber.discard(response.stream());
     }
 
     @Override
@@ -442,7 +469,7 @@ final class Http1Protocol implements Protocol, Exchange {
         channel.flushSoon();
         if (next.answer != null) {
             onResponseOrClose(next.answer);
-        } else if (next.follower.deadlineNanos() > 0) {
+        } else if (next.follower.deadlineNanos() > 0 && answersInHand == 0) { // else its answer is the next in hand
             deadline(next.follower.call(), next.follower.deadlineNanos());
         }
     }

@@ -9,9 +9,10 @@ import java.util.function.Consumer;
  * The handler runs of one connection's requests off the event loop, one after another on one thread
  * (a worker, or a virtual thread). A run starts with one request; before it starts, the connection
  * {@link #tryAppend appends} the pipelined requests it has already read behind that one, so a batch
- * of them costs one hop to the thread instead of one per request, and their answers reach the loop
- * in order, close enough together to leave in one write. The connection bounds how many it appends
- * (its pipeline depth). Once the run has found nothing left it is over and takes no more.
+ * of them costs one hop to the thread and, when they are quick, one back ({@link AnswerHandoff}):
+ * their answers reach the loop in order, in one task, and leave in one write. The connection bounds
+ * how many it appends (its pipeline depth). Once the run has found nothing left it is over and takes
+ * no more.
  */
 final class PipelineRun implements Runnable {
     private static final Log LOG = Log.of(PipelineRun.class);
