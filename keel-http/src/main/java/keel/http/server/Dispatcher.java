@@ -151,10 +151,10 @@ final class Dispatcher implements AutoCloseable {
                 }
                 long deadline = route.deadlineOr(handlerDeadline).toNanos();
                 if (deadline > 0 && exchange == null) {
-                    call.watchThread();
+                    call.runsUnder(deadline);
                     call.expireAfter(deadline, deadlineResponse(deadline), () -> rejected(ServerObserver.Rejection.DEADLINE));
                 } else if (deadline > 0 && answersLater) {
-                    call.watchThread();
+                    call.runsUnder(deadline);
                     exchange.deadline(call, deadline);
                 }
                 Request routed = routed(request, found, route);
@@ -206,19 +206,16 @@ final class Dispatcher implements AutoCloseable {
         return response;
     }
 
-    /** A pipelined request appended to a {@link PipelineRun}: its answer's gate, and its deadline (0: none). */
-    record Follower(HandlerCall call, long deadlineNanos) {
-    }
-
     /**
      * On the connection's loop {@code loop}, while {@code run} lasts: appends {@code request}, pipelined behind the
      * run's, as its next step, when it can run there as it would have alone: a synchronous handler under
      * the run's execution, on a route without a concurrency limit, with a place under the pool's (or
-     * the virtual threads') limit and one for its answer in the loop's task queue. Null, with nothing
+     * the virtual threads') limit and one for its answer in the loop's task queue. Returns its call
+     * (its answer's gate, with its {@link HandlerCall#deadlineNanos deadline}), or null, with nothing
      * taken, when it cannot (or the run is over): the connection dispatches it afresh later. The
      * request's deadline is the exchange's to arm once the answers before it are written.
      */
-    Follower follow(PipelineRun run, Request request, Consumer<Response> done, EventLoop loop, Exchange exchange) {
+    HandlerCall follow(PipelineRun run, Request request, Consumer<Response> done, EventLoop loop, Exchange exchange) {
         RouteMatch match;
         try {
             match = routes.match(request.method(), request.path());
@@ -241,17 +238,25 @@ final class Dispatcher implements AutoCloseable {
         HandlerCall call = new HandlerCall(recorded(done, request, route, observing ? startTime(loop) : 0, exchange));
         call.releasesWithAnswer(release);
         long deadline = route.deadlineOr(handlerDeadline).toNanos();
-        if (deadline > 0) call.watchThread(); // armed at its turn, which may come while it runs
+        if (deadline > 0) call.runsUnder(deadline); // armed at its turn, which may come while it runs
         if (!run.tryAppend(step(route, routed(request, found, route), call))) {
             release.run(); // the call is dropped unanswered: what it holds goes back here
             exchange.releaseAnswer();
             return null;
         }
-        return new Follower(call, deadline);
+        return call;
     }
 
     private PipelineRun.Step step(Route route, Request request, HandlerCall call) {
-        return new PipelineRun.Step(call, () -> invoke(route, request, call));
+        return new Invocation(this, route, request, call);
+    }
+
+    /** A handler's run off the loop: skipped when its call was answered before it could start (its deadline passed). */
+    private record Invocation(Dispatcher dispatcher, Route route, Request request, HandlerCall call) implements PipelineRun.Step {
+        @Override
+        public void run() {
+            if (!call.isAnswered()) dispatcher.invoke(route, request, call);
+        }
     }
 
     private void run(Execution execution, Route route, Request request, HandlerCall call, EventLoop loop, Exchange exchange) {

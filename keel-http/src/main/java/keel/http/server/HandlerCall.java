@@ -35,8 +35,8 @@ final class HandlerCall implements Consumer<Response> {
     /** Permits given back with the answer: at most two (the route's limit, then the pool's). */
     private Runnable firstRelease;
     private Runnable secondRelease;
-    /** A deadline may interrupt the handler: its thread is tracked ({@link #watchThread}). */
-    private boolean watched;
+    /** The deadline the handler runs under, in nanoseconds, or 0 for none ({@link #runsUnder}). */
+    private long deadlineNanos;
     /** The thread running the handler's code now, or null; guarded by {@code this}. */
     private Thread thread;
     /** The blocking transport's timer, cancelled by the answer; null on the nio transport (the channel's deadline). */
@@ -91,16 +91,22 @@ final class HandlerCall implements Consumer<Response> {
     }
 
     /**
-     * The call has a deadline, which interrupts the handler's thread: set before the handler can run.
-     * Without one (a handler on the loop) {@link #enter} and {@link #leave} cost nothing.
+     * The call has a deadline of {@code nanos} (above 0), which interrupts the handler's thread: set
+     * before the handler can run. Without one (a handler on the loop) {@link #enter} and
+     * {@link #leave} cost nothing.
      */
-    void watchThread() {
-        watched = true;
+    void runsUnder(long nanos) {
+        deadlineNanos = nanos;
+    }
+
+    /** The deadline {@link #runsUnder} set, or 0. */
+    long deadlineNanos() {
+        return deadlineNanos;
     }
 
     /** On the handler's thread, as its code starts. */
     void enter() {
-        if (!watched) return;
+        if (deadlineNanos == 0) return;
         synchronized (this) {
             thread = Thread.currentThread();
         }
@@ -108,7 +114,7 @@ final class HandlerCall implements Consumer<Response> {
 
     /** On the handler's thread, as its code returns: an interrupt the deadline sent is cleared, so it hits nothing else. */
     void leave() {
-        if (!watched) return;
+        if (deadlineNanos == 0) return;
         boolean interrupted;
         synchronized (this) {
             thread = null;

@@ -55,14 +55,15 @@ final class Http1Protocol implements Protocol, Exchange {
     /** A request parsed while another was handled, in a run behind it, and its answer once it came. */
     private static final class Ahead {
         final Request request;
-        final Dispatcher.Follower follower;
+        /** Its handler's run: the gate of its answer, and its deadline. */
+        final HandlerCall call;
         final Execution execution;
         final long parsedNanos;
         Response answer;
 
-        Ahead(Request request, Dispatcher.Follower follower, Execution execution, long parsedNanos) {
+        Ahead(Request request, HandlerCall call, Execution execution, long parsedNanos) {
             this.request = request;
-            this.follower = follower;
+            this.call = call;
             this.execution = execution;
             this.parsedNanos = parsedNanos;
         }
@@ -180,13 +181,13 @@ final class Http1Protocol implements Protocol, Exchange {
             ParseResult result = parser.parse(in);
             if (result instanceof ParseResult.NeedMore) return; // the rest of it is read in its turn
             Request request = result instanceof ParseResult.Parsed parsed && runsAhead(parsed.request()) ? withPeer(parsed.request()) : null;
-            Dispatcher.Follower follower = request == null ? null : home.context().dispatcher().follow(run, request, onResponse, channel.loop(), this);
-            if (follower == null) {
+            HandlerCall call = request == null ? null : home.context().dispatcher().follow(run, request, onResponse, channel.loop(), this);
+            if (call == null) {
                 held = result;
                 run = null;
                 return;
             }
-            ahead.add(new Ahead(request, follower, run.execution(), parsedNanos));
+            ahead.add(new Ahead(request, call, run.execution(), parsedNanos));
         }
     }
 
@@ -469,8 +470,8 @@ final class Http1Protocol implements Protocol, Exchange {
         channel.flushSoon();
         if (next.answer != null) {
             onResponseOrClose(next.answer);
-        } else if (next.follower.deadlineNanos() > 0 && answersInHand == 0) { // else its answer is the next in hand
-            deadline(next.follower.call(), next.follower.deadlineNanos());
+        } else if (next.call.deadlineNanos() > 0 && answersInHand == 0) { // else its answer is the next in hand
+            deadline(next.call, next.call.deadlineNanos());
         }
     }
 

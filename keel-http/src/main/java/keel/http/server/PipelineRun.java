@@ -17,12 +17,9 @@ import java.util.function.Consumer;
 final class PipelineRun implements Runnable {
     private static final Log LOG = Log.of(PipelineRun.class);
     private final Execution execution;
-    /** One request's handler run, skipped when its call was answered before its turn (its deadline passed). */
-    record Step(HandlerCall call, Runnable handler) implements Runnable {
-        @Override
-        public void run() {
-            if (!call.isAnswered()) handler.run();
-        }
+    /** One request's handler run, which skips the handler when its call was answered before its turn (its deadline passed). */
+    interface Step extends Runnable {
+        HandlerCall call();
     }
 
     /** Steps not run yet; guarded by {@code this}. */
