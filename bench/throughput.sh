@@ -76,6 +76,7 @@
 # Usage
 #   bench/throughput.sh                      # all modes, ~17 min with the defaults
 #   MODES="keel-nio-event-loop netty-epoll vertx" DURATION=5 bench/throughput.sh
+#   BASE_BIN=/tmp/wt-base/bin/keel MODES="keel-nio-virtual-thread" ROUNDS=3 bench/throughput.sh
 #
 # Environment (defaults in brackets)
 #   ROUNDS [1]         times every mode runs, in turn (mode A, B, ..., then A, B,
@@ -120,6 +121,11 @@
 #   SERVER_CPU [0], CLIENT_CPU [1]   CPUs for taskset
 #   READY_TIMEOUT [60] seconds to wait for a server to answer its health check
 #   KEEL_BIN [bin/keel] launcher for the keel-* modes
+#   BASE_BIN []        another build's launcher (a worktree of an earlier commit):
+#                      each keel-* mode runs again on it right after, as
+#                      base-<mode>, and the ratios add this build / base per mode.
+#                      A before/after measured alternated, in one run, rather than
+#                      in two runs minutes apart on a machine whose load moves
 #   NETTY_JAVA_OPTS    JVM options for the netty-* and vertx servers (default
 #                      --sun-misc-unsafe-memory-access=allow: Netty 4.2 leaves its
 #                      Unsafe-based buffers off on Java 25 without it, and the
@@ -151,6 +157,7 @@ SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
 NETTY_JAVA_OPTS=${NETTY_JAVA_OPTS---sun-misc-unsafe-memory-access=allow}
 KEEL_BIN=${KEEL_BIN:-$ROOT/bin/keel}
+BASE_BIN=${BASE_BIN:-}
 READY_TIMEOUT=${READY_TIMEOUT:-60}
 JIT_WARMUP=${JIT_WARMUP:-$WARMUP}
 PIPELINE_LUA="$BENCH_DIR/wrk/pipeline.lua"
@@ -176,6 +183,15 @@ for s in $STYLES; do
   [[ $s == keep-alive || $s == pipelined ]] || die "unknown style '$s' (known: keep-alive pipelined)"
 done
 [[ -n ${MODES// } ]] || die "MODES is empty"
+KEEL_MODES=""
+for m in $MODES; do [[ $m == keel-* ]] && KEEL_MODES+=" $m"; done
+if [[ -n $BASE_BIN ]]; then
+  [[ -x $BASE_BIN ]] || die "BASE_BIN $BASE_BIN not found or not executable"
+  [[ -n $KEEL_MODES ]] || die "BASE_BIN needs a keel-* mode in MODES"
+  with_base=""
+  for m in $MODES; do with_base+=" $m"; [[ $m == keel-* ]] && with_base+=" base-$m"; done
+  MODES=${with_base# }
+fi
 [[ -n ${ROUTES// } ]] || die "ROUTES is empty"
 [[ -n ${STYLES// } ]] || die "STYLES is empty"
 
@@ -197,6 +213,7 @@ port_in_use && die "port $PORT is already in use; stop whatever listens there or
 # ----------------------------------------------------------------- builds ---
 
 if [[ " $MODES " == *" keel-"* ]]; then prepare_keel "needed for the keel-* modes; set MODES to skip them"; fi
+if [[ -n $BASE_BIN ]]; then KEEL_BIN=$BASE_BIN prepare_keel "BASE_BIN"; fi
 if [[ " $MODES " == *" netty-"* ]]; then build_hello_jar netty-hello; fi
 if [[ " $MODES " == *" vertx "* ]]; then build_hello_jar vertx-hello; fi
 
@@ -216,11 +233,13 @@ log "$n_runs measured runs of ${DURATION}s (+${WARMUP}s warm-up each, +${JIT_WAR
 
 # ---------------------------------------------------------------- servers ---
 
-server_cmd() { # mode -> command line (array SERVER_CMD)
-  local keel=("$KEEL_BIN" serve --port "$PORT" --access-log false) loop=(--transport nio --execution event-loop --loops 1)
+server_cmd() { # mode -> command line (array SERVER_CMD); base-<mode> is <mode> on BASE_BIN
+  local mode=$1 bin=$KEEL_BIN
+  if [[ $mode == base-* ]]; then mode=${mode#base-} bin=$BASE_BIN; fi
+  local keel=("$bin" serve --port "$PORT" --access-log false) loop=(--transport nio --execution event-loop --loops 1)
   # shellcheck disable=SC2206 # NETTY_JAVA_OPTS is a list of words on purpose
   local java=("$JAVA_HOME/bin/java" $NETTY_JAVA_OPTS -jar)
-  case $1 in
+  case $mode in
     keel-nio-event-loop | keel-nio-async) SERVER_CMD=("${keel[@]}" "${loop[@]}") ;;
     keel-nio-event-loop-nometrics) SERVER_CMD=("${keel[@]}" "${loop[@]}" --metrics false) ;;
     keel-nio-event-loop-noguard) SERVER_CMD=("${keel[@]}" "${loop[@]}" --guard false) ;;
@@ -240,11 +259,11 @@ server_cmd() { # mode -> command line (array SERVER_CMD)
   esac
 }
 
-is_keel() { [[ $1 == keel-* ]]; }
+is_keel() { [[ $1 == keel-* || $1 == base-keel-* ]]; }
 
 # The path a mode serves a route on: keel-nio-async's routes are the async handlers of the same answers.
 route_path() { # mode route
-  if [[ $1 == keel-nio-async ]]; then echo "/benchmark/$2-async"; else echo "/benchmark/$2"; fi
+  if [[ $1 == keel-nio-async || $1 == base-keel-nio-async ]]; then echo "/benchmark/$2-async"; else echo "/benchmark/$2"; fi
 }
 
 start_server() { # mode log_file (in place of the lib's, which starts Keel only)
@@ -443,7 +462,11 @@ cpu µs/req, access log on / off|keel-nio-event-loop-accesslog|keel-nio-event-lo
 cpu µs/req, access log with its pages kept in the page cache on / off|keel-nio-event-loop-accesslog-cached|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|'
 
 render_ratios() {
-  awk -F '\t' -v ratios="$RATIOS" -v dropped="${ACCESS_DROPPED:-}" '
+  local ratios=$RATIOS m
+  if [[ -n $BASE_BIN ]]; then
+    for m in $KEEL_MODES; do ratios+=$'\n'"cpu µs/req, $m: this build / base|$m|base-$m|cpu_us_req|keep-alive pipelined|"; done
+  fi
+  awk -F '\t' -v ratios="$ratios" -v dropped="${ACCESS_DROPPED:-}" '
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     { ran[$1] = 1; for (f in col) v[$1, $2, $3, f, $col["round"]] = $col[f]
       if (!($col["round"] in round)) { round[$col["round"]] = 1; rounds[++nround] = $col["round"] }
@@ -488,6 +511,7 @@ keel_build() {
   local repo
   repo=$(cd "$(dirname "$KEEL_BIN")/.." && pwd)
   if [[ $repo != "$ROOT" && " $MODES " == *" keel-"* ]]; then echo "; Keel measured: $repo, $(git_desc "$repo")"; fi
+  if [[ -n $BASE_BIN ]]; then echo "; base-keel-*: $BASE_BIN, $(git_desc "$(cd "$(dirname "$BASE_BIN")/.." && pwd)")"; fi
 }
 
 # Writes $OUT/table.md and prints it; $1 is an optional remark for the heading.
