@@ -22,7 +22,8 @@ import java.util.concurrent.locks.LockSupport;
  * A busy thread takes the next task itself when it is done with one. So that a handler that blocks
  * its thread does not hold up the tasks behind it, a watch thread looks at the queue every
  * {@link #TICK_NANOS} while tasks come: a task first in the queue for a whole tick wakes every idle
- * thread the queue can use. (Waking the next thread as each task is taken, as
+ * thread the queue can use. The watch sleeps only after {@link #QUIET_TICKS} ticks without a task,
+ * so a steady stream of tasks never has to wake it. (Waking the next thread as each task is taken, as
  * {@link java.util.concurrent.ForkJoinPool}'s workers do, cost a wake-up and a context switch per
  * task on one CPU: the woken thread preempts the one that woke it.)
  *
@@ -34,6 +35,12 @@ final class WorkerPool {
     private static final long INDEX = 0xFFFF_FFFFL;
     /** How often the watch looks for a task waiting behind busy threads while an idle one could take it. */
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * Ticks without a task before the watch sleeps until one comes. Waking it costs a context switch
+     * on one CPU; tasks a few milliseconds apart would pay one each, where ticking through the gaps
+     * costs a timer's wake-up a millisecond, for this long after the last task.
+     */
+    private static final int QUIET_TICKS = 64;
     private final Worker[] workers;
     private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
     /** The idle stack: low 32 bits the top's index + 1 (0: empty), high 32 bits a stamp against ABA. */
@@ -45,6 +52,8 @@ final class WorkerPool {
     private final Thread watch;
     /** True while the watch sleeps until work comes (not on a tick); guarded by its CAS. */
     private final AtomicBoolean watchAsleep = new AtomicBoolean();
+    /** A task was queued since the watch's last tick (written once a tick, not once a task). */
+    private volatile boolean queuedSinceTick;
     private volatile boolean started;
     private volatile boolean shutdown;
 
@@ -120,25 +129,30 @@ final class WorkerPool {
     /**
      * Every {@link #TICK_NANOS} while tasks come: a task that was first in the queue at the last
      * tick and still is waits behind busy threads (a blocked handler, or many slow ones); every idle
-     * thread the queue can use is woken for it. Sleeps while no task comes.
+     * thread the queue can use is woken for it. Sleeps after {@link #QUIET_TICKS} ticks in which no
+     * task came, until one does.
      */
     private void watch() {
         Runnable lastHead = null;
+        int quietTicks = 0;
         while (!shutdown) {
             Runnable head = queue.peek();
-            if (head == null) {
-                lastHead = null;
-                watchAsleep.set(true);
-                if (queue.isEmpty() && !shutdown) LockSupport.park(this);
-                watchAsleep.set(false);
-                continue;
-            }
-            if (head == lastHead) {
+            if (head != null && head == lastHead) {
                 for (int waiting = queue.size(); waiting > 0; waiting--) {
                     if (!wake()) break;
                 }
             }
             lastHead = head;
+            if (head != null || queuedSinceTick) {
+                queuedSinceTick = false;
+                quietTicks = 0;
+            } else if (++quietTicks >= QUIET_TICKS) {
+                quietTicks = 0;
+                watchAsleep.set(true);
+                if (queue.isEmpty() && !shutdown) LockSupport.park(this);
+                watchAsleep.set(false);
+                continue;
+            }
             LockSupport.parkNanos(this, TICK_NANOS);
         }
     }
@@ -159,6 +173,7 @@ final class WorkerPool {
         if (shutdown) throw new RejectedExecutionException("worker pool is shut down");
         queue.offer(task);
         if (shutdown && queue.remove(task)) throw new RejectedExecutionException("worker pool is shut down");
+        if (!queuedSinceTick) queuedSinceTick = true;
         if (watchAsleep.get() && watchAsleep.compareAndSet(true, false)) LockSupport.unpark(watch);
         EventLoop loop = EventLoop.current();
         if (loop == null) {
@@ -215,6 +230,11 @@ final class WorkerPool {
     /** Tasks waiting for a thread (a gauge; counts the queue). */
     int queued() {
         return queue.size();
+    }
+
+    /** True while the watch sleeps until a task comes (after its quiet ticks); for tests. */
+    boolean watchAsleep() {
+        return watchAsleep.get();
     }
 
     boolean isShutdown() {

@@ -19,15 +19,44 @@ class WorkerPoolTest {
 
     @Test
     void aTaskQueuedInTheSameLoopTurnAsABlockedOneRunsOnAnotherThread() throws Exception {
+        withPoolAndLoop(WorkerPoolTest::blockOneAndRunTheNext);
+    }
+
+    @Test
+    void theWatchThatSleptAfterQuietTicksWakesForTheNextTasks() throws Exception {
+        withPoolAndLoop((pool, loop) -> {
+            blockOneAndRunTheNext(pool, loop);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!pool.watchAsleep() && System.nanoTime() - deadline < 0) Thread.onSpinWait();
+            assertThat(pool.watchAsleep()).as("the watch sleeps once no task has come for its quiet ticks").isTrue();
+            blockOneAndRunTheNext(pool, loop);
+        });
+    }
+
+    private interface PoolAndLoop {
+        void run(WorkerPool pool, EventLoop loop) throws Exception;
+    }
+
+    /** A pool of two threads and a loop handing it tasks, both stopped after {@code body}. */
+    private static void withPoolAndLoop(PoolAndLoop body) throws Exception {
         WorkerPool pool = new WorkerPool("test-worker-", 2);
         pool.start();
         EventLoop loop = new EventLoop(EventLoop.Options.named("test-loop"));
         loop.start();
+        try {
+            body.run(pool, loop);
+        } finally {
+            loop.shutdown();
+            pool.shutdown();
+        }
+    }
+
+    /** One turn hands over two tasks: it wakes one thread, which takes the blocking one first; the watch gets the other one run. */
+    private static void blockOneAndRunTheNext(WorkerPool pool, EventLoop loop) throws InterruptedException {
         CountDownLatch blocked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         CountDownLatch fastDone = new CountDownLatch(1);
         try {
-            // One turn hands over both: it wakes one thread, which takes the blocking task first.
             loop.execute(() -> {
                 pool.execute(() -> {
                     blocked.countDown();
@@ -40,8 +69,6 @@ class WorkerPoolTest {
             assertThat(release.getCount()).isEqualTo(1);
         } finally {
             release.countDown();
-            loop.shutdown();
-            pool.shutdown();
         }
     }
 
