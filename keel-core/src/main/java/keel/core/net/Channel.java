@@ -66,11 +66,12 @@ public final class Channel implements IoHandler {
      * @param lingerDrain          how long a lingering close reads and drops input before it closes
      * @param handshakeTimeout     how long a TLS handshake may take
      * @param readsWhileBacklogged keep reading while output is over the high water mark (a client: an early answer)
+     * @param nativeIo             read and write through recv/send where the JVM allows it ({@link SocketIo})
      * @param observer             bytes and TLS failures, for metrics
      */
     public record Settings(BufferPool buffers, TlsBuffers tlsBuffers, int highWaterMark, int lowWaterMark,
                            Duration writeStallTimeout, Duration lingerDrain, Duration handshakeTimeout,
-                           boolean readsWhileBacklogged, ChannelObserver observer) {
+                           boolean readsWhileBacklogged, boolean nativeIo, ChannelObserver observer) {
         public Settings {
             Objects.requireNonNull(buffers, "buffers");
             if (tlsBuffers != null && tlsBuffers.plainText().bufferSize() < buffers.bufferSize() + TLS_BUFFER_SIZE) {
@@ -96,6 +97,8 @@ public final class Channel implements IoHandler {
 
     private final EventLoop loop;
     private final SocketChannel socket;
+    /** The socket's reads and writes (recv/send where it can); the socket itself for the rest. */
+    private final SocketIo io;
     private final Settings settings;
     private final WriteQueue out;
     private final TlsLayer tls;
@@ -137,6 +140,7 @@ public final class Channel implements IoHandler {
                     Consumer<Channel> whenClosed, State state) {
         this.loop = loop;
         this.socket = socket;
+        this.io = new SocketIo(socket, settings.nativeIo());
         this.settings = settings;
         this.out = new WriteQueue(settings.buffers());
         this.tls = engine == null ? null : new TlsLayer(this, engine, settings.tlsBuffers());
@@ -510,7 +514,7 @@ public final class Channel implements IoHandler {
         int n;
         if (tls == null) {
             if (in == null) in = settings.buffers().acquire();
-            n = socket.read(in);
+            n = io.read(in);
         } else {
             n = tls.read();
         }
@@ -611,7 +615,7 @@ public final class Channel implements IoHandler {
     private void writePlain() throws IOException {
         if (out.isEmpty()) return;
         long before = out.pendingBytes();
-        out.writeTo(socket);
+        out.writeTo(io);
         long written = before - out.pendingBytes();
         if (written > 0) {
             bytesWritten += written;
@@ -700,8 +704,9 @@ public final class Channel implements IoHandler {
         registration.interest(ops);
     }
 
-    SocketChannel socket() {
-        return socket;
+    /** The socket's reads and writes, for the TLS layer. */
+    SocketIo io() {
+        return io;
     }
 
     Settings settings() {

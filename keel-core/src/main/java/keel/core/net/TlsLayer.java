@@ -131,7 +131,7 @@ final class TlsLayer {
     /** Reads handshake records; false when none are there yet. A first record that is not TLS ends here. */
     private boolean readForHandshake() throws IOException {
         ensureNetIn();
-        int n = channel.socket().read(netIn);
+        int n = channel.io().read(netIn);
         boolean serverFirstRead = firstRead && !engine.getUseClientMode();
         if (n < 0 && serverFirstRead) {
             channel.close(); // a client closed before its first byte (a TCP health check, say): no handshake failed
@@ -164,7 +164,7 @@ final class TlsLayer {
         }
         LOG.debug("tls_plain_http_refused");
         try {
-            channel.socket().write(ByteBuffer.wrap(PLAIN_HTTP_ANSWER)); // a fresh socket's send buffer takes it whole
+            channel.io().write(ByteBuffer.wrap(PLAIN_HTTP_ANSWER)); // a fresh socket's send buffer takes it whole
         } catch (IOException e) {
             channel.closeWith(e); // already counted: not a second failure
             return;
@@ -246,7 +246,7 @@ final class TlsLayer {
     int read() throws IOException {
         ensureNetIn();
         if (!netIn.hasRemaining()) return 0;
-        return channel.socket().read(netIn);
+        return channel.io().read(netIn);
     }
 
     /** Opens buffered records into the channel's input while it has room; true when plain text was added. */
@@ -347,7 +347,7 @@ final class TlsLayer {
         netOut.flip();
         int written;
         try {
-            written = channel.socket().write(netOut);
+            written = channel.io().write(netOut);
         } finally {
             netOut.compact();
         }

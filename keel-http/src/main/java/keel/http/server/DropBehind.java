@@ -1,13 +1,13 @@
 package keel.http.server;
 
 import keel.core.log.Log;
+import keel.core.net.NativeCalls;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
-import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
@@ -64,14 +64,7 @@ final class DropBehind implements AutoCloseable {
 
     /** Null where this can work (Linux on x86-64 or AArch64, with native access enabled for this module), else why not. */
     static String unavailable() {
-        if (!"Linux".equals(System.getProperty("os.name"))) return "not Linux";
-        if (!Set.of("amd64", "x86_64", "aarch64").contains(System.getProperty("os.arch"))) return "not x86-64 or AArch64";
-        Module module = DropBehind.class.getModule();
-        if (!module.isNativeAccessEnabled()) {
-            return "native access is not enabled: run the JVM with --enable-native-access="
-                    + (module.isNamed() ? module.getName() : "ALL-UNNAMED");
-        }
-        return null;
+        return NativeCalls.unavailable(DropBehind.class.getModule());
     }
 
     /**

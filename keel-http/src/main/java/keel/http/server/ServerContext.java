@@ -65,7 +65,7 @@ final class ServerContext {
         Channel.TlsBuffers tlsBuffers = tls == null ? null : Channel.TlsBuffers.of(buffers.bufferSize(), 64);
         Duration handshakeTimeout = tls == null ? Duration.ofSeconds(10) : tls.handshakeTimeout();
         return new Channel.Settings(buffers, tlsBuffers, options.waterMarks().high(), options.waterMarks().low(),
-                options.timeouts().writeStall(), options.timeouts().lingerDrain(), handshakeTimeout, false, observer);
+                options.timeouts().writeStall(), options.timeouts().lingerDrain(), handshakeTimeout, false, options.nativeIo(), observer);
     }
 
     /** A server-mode engine for a new connection, or null when the server speaks plain HTTP. */

@@ -39,6 +39,9 @@ public record ServerOptions(
         @Knob(key = "server.threads", flag = "--threads", value = "virtual",
                 doc = "the threads of the blocking transport: `platform` (a bounded pool) or `virtual`")
         Threads threads,
+        @Knob(key = "server.native-io", flag = "--native-io", value = "true",
+                doc = "on Linux, nio channels read and write through `recv` and `send` (the FFM API) where the JVM allows it (`bin/keel` does), not through the JDK's socket channel; `false` keeps the JDK's")
+        boolean nativeIo,
         Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks, Guard guard, WsOptions webSocket, Tls tls,
         Compression compression,
         @Knob(key = "server.warmup", flag = "--warmup", value = "false",
@@ -53,7 +56,7 @@ public record ServerOptions(
     public static final KnobTable<ServerOptions> KNOBS = KnobTable.of(ServerOptions.class, ServerOptions::of);
 
     private static ServerOptions of(KnobTable.Values v) {
-        return new ServerOptions(v.next(), v.next(), v.next(), v.next(), v.next(),
+        return new ServerOptions(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(),
                 new Limits(v.next(), v.next(), v.next(), v.next(), v.next()),
                 new Timeouts(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next()),
                 new Pools(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next()),
@@ -420,6 +423,7 @@ public record ServerOptions(
         public Builder transport(Transport transport) { return set("server.transport", transport); }
         public Builder execution(Execution execution) { return set("server.execution", execution); }
         public Builder threads(Threads threads) { return set("server.threads", threads); }
+        public Builder nativeIo(boolean nativeIo) { return set("server.native-io", nativeIo); }
         public Builder backlog(int backlog) { return set("server.backlog", backlog); }
         public Builder maxConnections(int maxConnections) { return set("server.max-connections", maxConnections); }
         public Builder maxHeadSize(int maxHeadSize) { return set("limits.max-head-size", maxHeadSize); }

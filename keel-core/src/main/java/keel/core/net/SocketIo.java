@@ -1,0 +1,205 @@
+package keel.core.net;
+
+import keel.core.log.Log;
+
+import java.io.IOException;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.reflect.Field;
+import java.net.SocketException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ByteChannel;
+import java.nio.channels.GatheringByteChannel;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+/**
+ * How a {@link Channel}'s bytes cross its socket. On Linux, when the JVM allows it, one buffer at a
+ * time goes through {@code recv(2)} and {@code send(2)} on the socket's descriptor (the FFM API, the
+ * buffer passed where it lies, heap or not); everything else, and every call that does not simply
+ * move bytes, goes through the JDK's {@link SocketChannel}.
+ * <p>
+ * Why: the JDK's channel reads and writes with {@code read(2)} and {@code write(2)}, through the
+ * kernel's file layer, copies a heap buffer into a direct one of its own first, and takes a lock and
+ * marks the thread as in I/O around each call. A loop that owns its channel needs none of that; for a
+ * small keep-alive request the saving is about a tenth of a microsecond in the kernel and as much in
+ * the JVM (docs/benchmarks.md).
+ * <p>
+ * As the JDK's channel: {@code EAGAIN} (nothing to read, no room to write) is 0 bytes, the end of
+ * input -1, {@code EINTR} a call made again, any other error a {@link SocketException} with the C
+ * library's words for it ("Connection reset", "Broken pipe"). The descriptor is used only while the
+ * JDK's channel is open: a registered channel's descriptor is closed by its loop's next poll after
+ * {@link SocketChannel#close}, never during a call of this loop; a closed channel's calls go to the
+ * JDK's, which throws its {@link java.nio.channels.ClosedChannelException}.
+ * <p>
+ * Needs native access for this module ({@code --enable-native-access}) and {@code sun.nio.ch} opened
+ * to it ({@code --add-opens java.base/sun.nio.ch=...}), for the descriptor; {@code bin/keel} gives
+ * both. Without them, or off Linux, or when a channel's settings turn it off, every call goes to the
+ * JDK's channel (said once in the log). Loop thread only, like its channel.
+ */
+final class SocketIo implements ByteChannel, GatheringByteChannel {
+    private static final Log LOG = Log.of(SocketIo.class);
+    private static final int MSG_NOSIGNAL = 0x4000;
+    private static final int EINTR = 4;
+    private static final int EAGAIN = 11;
+    private static final AtomicBoolean OFF_SAID = new AtomicBoolean();
+
+    private final SocketChannel socket;
+    /** The socket's descriptor, or -1: every call through the JDK's channel. */
+    private final int fd;
+    /** Where a call leaves its {@code errno}: this channel's own, so no two threads share one. */
+    private final int[] errno = new int[1];
+    private final MemorySegment callState = MemorySegment.ofArray(errno);
+
+    SocketIo(SocketChannel socket, boolean nativeWanted) {
+        this.socket = socket;
+        this.fd = nativeWanted ? Native.descriptor(socket) : -1;
+    }
+
+    /** Null where recv/send can be used (Linux on x86-64 or AArch64, native access, {@code sun.nio.ch} open), else why not. */
+    static String unavailable() {
+        return Native.UNAVAILABLE;
+    }
+
+    /** True when this channel's single-buffer reads and writes go through recv/send. */
+    boolean isNative() {
+        return fd >= 0;
+    }
+
+    @Override
+    public int read(ByteBuffer dst) throws IOException {
+        if (fd < 0 || !dst.hasRemaining() || !socket.isOpen()) return socket.read(dst);
+        long n;
+        do {
+            try {
+                n = (long) Native.RECV.invokeExact(callState, fd, MemorySegment.ofBuffer(dst), (long) dst.remaining(), 0);
+            } catch (Throwable e) {
+                throw new IllegalStateException("recv", e); // the handle's signature is fixed: cannot happen
+            }
+        } while (n < 0 && errno[0] == EINTR);
+        if (n > 0) {
+            dst.position(dst.position() + (int) n);
+            return (int) n;
+        }
+        if (n == 0) return -1;
+        return failed("recv");
+    }
+
+    @Override
+    public int write(ByteBuffer src) throws IOException {
+        if (fd < 0 || !src.hasRemaining() || !socket.isOpen()) return socket.write(src);
+        long n;
+        do {
+            try {
+                n = (long) Native.SEND.invokeExact(callState, fd, MemorySegment.ofBuffer(src), (long) src.remaining(), MSG_NOSIGNAL);
+            } catch (Throwable e) {
+                throw new IllegalStateException("send", e);
+            }
+        } while (n < 0 && errno[0] == EINTR);
+        if (n >= 0) {
+            src.position(src.position() + (int) n);
+            return (int) n;
+        }
+        return failed("send");
+    }
+
+    /** A call returned -1: 0 for {@code EAGAIN}, else the error. */
+    private int failed(String call) throws SocketException {
+        if (errno[0] == EAGAIN) return 0;
+        throw new SocketException(Native.describe(errno[0]) + " (" + call + ")");
+    }
+
+    /** Several buffers at once: the JDK's gathering write. */
+    @Override
+    public long write(ByteBuffer[] srcs, int offset, int length) throws IOException {
+        return socket.write(srcs, offset, length);
+    }
+
+    @Override
+    public long write(ByteBuffer[] srcs) throws IOException {
+        return socket.write(srcs);
+    }
+
+    @Override
+    public boolean isOpen() {
+        return socket.isOpen();
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+
+    /** The downcalls and the descriptor's field, looked up once; all null when unavailable. */
+    private static final class Native {
+        static final MethodHandle RECV;
+        static final MethodHandle SEND;
+        static final MethodHandle STRERROR;
+        static final Field FD;
+        static final String UNAVAILABLE;
+
+        static {
+            MethodHandle recv = null;
+            MethodHandle send = null;
+            MethodHandle strerror = null;
+            Field fd = null;
+            String why = NativeCalls.unavailable(SocketIo.class.getModule());
+            if (why == null) {
+                try {
+                    fd = Class.forName("sun.nio.ch.SocketChannelImpl").getDeclaredField("fdVal");
+                    fd.setAccessible(true);
+                    Linker linker = Linker.nativeLinker();
+                    // recv and send: (int fd, void *buf, size_t len, int flags) -> ssize_t. Critical: they
+                    // never block on a non-blocking socket, and a heap buffer is passed where it lies
+                    // (the errno they leave too).
+                    FunctionDescriptor call = FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
+                    Linker.Option critical = Linker.Option.critical(true);
+                    Linker.Option errno = Linker.Option.captureCallState("errno");
+                    recv = linker.downcallHandle(linker.defaultLookup().find("recv").orElseThrow(), call, critical, errno);
+                    send = linker.downcallHandle(linker.defaultLookup().find("send").orElseThrow(), call, critical, errno);
+                    strerror = linker.downcallHandle(linker.defaultLookup().find("strerror").orElseThrow(),
+                            FunctionDescriptor.of(ADDRESS, JAVA_INT));
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    why = e instanceof java.lang.reflect.InaccessibleObjectException
+                            ? "sun.nio.ch is not open to Keel: run the JVM with --add-opens java.base/sun.nio.ch="
+                                    + NativeCalls.name(SocketIo.class.getModule())
+                            : e.toString();
+                    recv = send = strerror = null;
+                    fd = null;
+                }
+            }
+            RECV = recv;
+            SEND = send;
+            STRERROR = strerror;
+            FD = fd;
+            UNAVAILABLE = why;
+        }
+
+        /** The C library's words for an error number ("Connection reset by peer"). */
+        static String describe(int errno) {
+            try {
+                return ((MemorySegment) STRERROR.invokeExact(errno)).reinterpret(256).getString(0);
+            } catch (Throwable e) {
+                return "errno " + errno;
+            }
+        }
+
+        static int descriptor(SocketChannel socket) {
+            if (FD == null) {
+                if (OFF_SAID.compareAndSet(false, true)) LOG.info("native_io_off", "reason", UNAVAILABLE);
+                return -1;
+            }
+            try {
+                return FD.getInt(socket);
+            } catch (IllegalAccessException | IllegalArgumentException notTheJdksChannel) {
+                return -1; // a channel of another provider: through it
+            }
+        }
+    }
+}
