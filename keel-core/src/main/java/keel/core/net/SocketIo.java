@@ -32,16 +32,19 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * the JVM (docs/benchmarks.md).
  * <p>
  * As the JDK's channel: {@code EAGAIN} (nothing to read, no room to write) is 0 bytes, the end of
- * input -1, {@code EINTR} a call made again, any other error a {@link SocketException} with the C
- * library's words for it ("Connection reset", "Broken pipe"). The descriptor is used only while the
+ * input -1, {@code EINTR} a call made again, any other error a {@link SocketException} in the C
+ * library's words for it ("Connection reset by peer", "Broken pipe"). The descriptor is used only while the
  * JDK's channel is open: a registered channel's descriptor is closed by its loop's next poll after
  * {@link SocketChannel#close}, never during a call of this loop; a closed channel's calls go to the
  * JDK's, which throws its {@link java.nio.channels.ClosedChannelException}.
  * <p>
  * Needs native access for this module ({@code --enable-native-access}) and {@code sun.nio.ch} opened
  * to it ({@code --add-opens java.base/sun.nio.ch=...}), for the descriptor; {@code bin/keel} gives
- * both. Without them, or off Linux, or when a channel's settings turn it off, every call goes to the
- * JDK's channel (said once in the log). Loop thread only, like its channel.
+ * both. Without them, or off Linux, or when a channel's settings leave it off (the default:
+ * {@code server.native-io}), every call goes to the JDK's channel (said once in the log when it was
+ * asked for). Setting the calls up costs some 30 ms of the first channel's (the FFM's first downcall
+ * handle, with an AOT cache; over 100 ms without), which is why a channel asks for it. Loop thread
+ * only, like its channel.
  */
 final class SocketIo implements ByteChannel, GatheringByteChannel {
     private static final Log LOG = Log.of(SocketIo.class);
@@ -112,7 +115,26 @@ final class SocketIo implements ByteChannel, GatheringByteChannel {
     /** A call returned -1: 0 for {@code EAGAIN}, else the error. */
     private int failed(String call) throws SocketException {
         if (errno[0] == EAGAIN) return 0;
-        throw new SocketException(Native.describe(errno[0]) + " (" + call + ")");
+        throw new SocketException(describe(errno[0]) + " (" + call + ")");
+    }
+
+    /**
+     * The C library's words for the errors a connected socket's {@code recv} and {@code send} return
+     * (Linux's numbers, the same on x86-64 and AArch64). Not {@code strerror}: a third downcall handle
+     * would add its own start-up cost for a message.
+     */
+    static String describe(int errno) {
+        return switch (errno) {
+            case 32 -> "Broken pipe";
+            case 100 -> "Network is down";
+            case 101 -> "Network is unreachable";
+            case 103 -> "Software caused connection abort";
+            case 104 -> "Connection reset by peer";
+            case 107 -> "Transport endpoint is not connected";
+            case 110 -> "Connection timed out";
+            case 113 -> "No route to host";
+            default -> "errno " + errno;
+        };
     }
 
     /** Several buffers at once: the JDK's gathering write. */
@@ -140,14 +162,12 @@ final class SocketIo implements ByteChannel, GatheringByteChannel {
     private static final class Native {
         static final MethodHandle RECV;
         static final MethodHandle SEND;
-        static final MethodHandle STRERROR;
         static final Field FD;
         static final String UNAVAILABLE;
 
         static {
             MethodHandle recv = null;
             MethodHandle send = null;
-            MethodHandle strerror = null;
             Field fd = null;
             String why = NativeCalls.unavailable(SocketIo.class.getModule());
             if (why == null) {
@@ -163,31 +183,19 @@ final class SocketIo implements ByteChannel, GatheringByteChannel {
                     Linker.Option errno = Linker.Option.captureCallState("errno");
                     recv = linker.downcallHandle(linker.defaultLookup().find("recv").orElseThrow(), call, critical, errno);
                     send = linker.downcallHandle(linker.defaultLookup().find("send").orElseThrow(), call, critical, errno);
-                    strerror = linker.downcallHandle(linker.defaultLookup().find("strerror").orElseThrow(),
-                            FunctionDescriptor.of(ADDRESS, JAVA_INT));
                 } catch (ReflectiveOperationException | RuntimeException e) {
                     why = e instanceof java.lang.reflect.InaccessibleObjectException
                             ? "sun.nio.ch is not open to Keel: run the JVM with --add-opens java.base/sun.nio.ch="
                                     + NativeCalls.name(SocketIo.class.getModule())
                             : e.toString();
-                    recv = send = strerror = null;
+                    recv = send = null;
                     fd = null;
                 }
             }
             RECV = recv;
             SEND = send;
-            STRERROR = strerror;
             FD = fd;
             UNAVAILABLE = why;
-        }
-
-        /** The C library's words for an error number ("Connection reset by peer"). */
-        static String describe(int errno) {
-            try {
-                return ((MemorySegment) STRERROR.invokeExact(errno)).reinterpret(256).getString(0);
-            } catch (Throwable e) {
-                return "errno " + errno;
-            }
         }
 
         static int descriptor(SocketChannel socket) {

@@ -46,7 +46,7 @@ final class LoopPools {
         // Calls carry their own timeouts, so a write has no bound of its own.
         this.channelSettings = new Channel.Settings(buffers, Channel.TlsBuffers.of(buffers.bufferSize(), MAX_POOLED_BUFFERS),
                 HIGH_WATER_MARK, LOW_WATER_MARK, Duration.ZERO, Duration.ofSeconds(2), options.tls().handshakeTimeout(), true,
-                true, ChannelObserver.NONE);
+                false, ChannelObserver.NONE);
     }
 
     /** The pool of one origin: scheme, host and port. */

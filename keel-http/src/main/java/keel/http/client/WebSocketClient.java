@@ -79,7 +79,7 @@ public final class WebSocketClient implements AutoCloseable {
         this.settings = new WsConnection.Settings(Objects.requireNonNull(options, "options"), HIGH_WATER_MARK, LOW_WATER_MARK);
         for (EventLoop loop : loops.loops()) {
             channelSettings.put(loop, new Channel.Settings(new BufferPool(16 * 1024, 64), Channel.TlsBuffers.of(16 * 1024, 16),
-                    HIGH_WATER_MARK, LOW_WATER_MARK, Duration.ZERO, Duration.ofSeconds(2), tls.handshakeTimeout(), false, true, ChannelObserver.NONE));
+                    HIGH_WATER_MARK, LOW_WATER_MARK, Duration.ZERO, Duration.ofSeconds(2), tls.handshakeTimeout(), false, false, ChannelObserver.NONE));
         }
         WsHandshake.prepare(); // the loops check accept keys: load SHA-1 here, not on a loop
         random.nextInt(); // seeds the generator here too (keys and masks are drawn on the loops)

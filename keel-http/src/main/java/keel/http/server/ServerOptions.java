@@ -39,8 +39,8 @@ public record ServerOptions(
         @Knob(key = "server.threads", flag = "--threads", value = "virtual",
                 doc = "the threads of the blocking transport: `platform` (a bounded pool) or `virtual`")
         Threads threads,
-        @Knob(key = "server.native-io", flag = "--native-io", value = "true",
-                doc = "on Linux, nio channels read and write through `recv` and `send` (the FFM API) where the JVM allows it (`bin/keel` does), not through the JDK's socket channel; `false` keeps the JDK's")
+        @Knob(key = "server.native-io", flag = "--native-io", value = "false",
+                doc = "`true`: on Linux, nio channels read and write through `recv` and `send` (the FFM API) where the JVM allows it (`bin/keel` does), not through the JDK's socket channel: less CPU a request, some 30 ms more to start (the first native call's set-up)")
         boolean nativeIo,
         Limits limits, Timeouts timeouts, Pools pools, WaterMarks waterMarks, Guard guard, WsOptions webSocket, Tls tls,
         Compression compression,
