@@ -112,6 +112,14 @@
 #     vertx                          bench/vertx-hello: one event loop, one
 #                                    verticle, native transport (checked in its log)
 #     netty-nio                      bench/netty-hello on NIO, one event loop
+#     keel-nio-event-loop-jdkio      keel-nio-event-loop with --native-io false,
+#                                    whatever NATIVE_IO says: with NATIVE_IO=true
+#                                    the pair prices recv/send against the JDK's
+#                                    socket channel
+#   NATIVE_IO [false]  Keel's --native-io in every keel-* mode whose build knows
+#                      the flag (true: channels read and write through recv and
+#                      send, as netty-epoll runs Netty's native transport; false:
+#                      the JDK's socket channel, Keel's default)
 #   KEEP_ACCESS_LOG [0]  1 keeps the access log file (gigabytes after a
 #                      pipelined run); by default only its first lines stay, in
 #                      <results>/keel-nio-event-loop-accesslog.access.sample.log
@@ -143,7 +151,8 @@ ROOT=$(cd "$BENCH_DIR/.." && pwd)
 DEFAULT_MODES="keel-nio-event-loop keel-nio-event-loop-nometrics keel-nio-event-loop-noguard keel-nio-event-loop-accesslog \
   keel-nio-event-loop-accesslog-cached \
   keel-nio-async keel-nio-worker-pool keel-nio-virtual-thread keel-blocking-platform keel-blocking-virtual netty-epoll vertx"
-ALL_MODES="$DEFAULT_MODES netty-nio"
+ALL_MODES="$DEFAULT_MODES netty-nio keel-nio-event-loop-jdkio"
+NATIVE_IO=${NATIVE_IO:-false}
 DURATION=${DURATION:-10}
 ROUNDS=${ROUNDS:-1}
 WARMUP=${WARMUP:-5}
@@ -214,6 +223,12 @@ port_in_use && die "port $PORT is already in use; stop whatever listens there or
 
 if [[ " $MODES " == *" keel-"* ]]; then prepare_keel "needed for the keel-* modes; set MODES to skip them"; fi
 if [[ -n $BASE_BIN ]]; then KEEL_BIN=$BASE_BIN prepare_keel "BASE_BIN"; fi
+# --native-io for a build that knows it (an earlier base build runs as it was).
+native_io_flag() { # bin -> the words to add
+  if "$1" serve --help 2>/dev/null | grep -q -- '--native-io'; then echo "--native-io $NATIVE_IO"; fi
+}
+if [[ " $MODES " == *" keel-"* ]]; then KEEL_NATIVE_IO=$(native_io_flag "$KEEL_BIN"); fi
+if [[ -n $BASE_BIN ]]; then BASE_NATIVE_IO=$(native_io_flag "$BASE_BIN"); fi
 if [[ " $MODES " == *" netty-"* ]]; then build_hello_jar netty-hello; fi
 if [[ " $MODES " == *" vertx "* ]]; then build_hello_jar vertx-hello; fi
 
@@ -226,6 +241,7 @@ for _ in $MODES; do for _ in $ROUTES; do for _ in $STYLES; do n_runs=$((n_runs +
 load_average() { cut -d' ' -f1-3 /proc/loadavg; }
 LOAD_START=$(load_average)
 log "JDK: $JAVA_HOME"
+log "Keel's --native-io: $NATIVE_IO (builds that know it)"
 log "load average: $LOAD_START"
 awk '{ exit !($1 > 2.5) }' <<<"$LOAD_START" && log "warning: other work shares the CPUs (load average above 2.5): figures will be noisy"
 log "results: $OUT"
@@ -234,15 +250,17 @@ log "$n_runs measured runs of ${DURATION}s (+${WARMUP}s warm-up each, +${JIT_WAR
 # ---------------------------------------------------------------- servers ---
 
 server_cmd() { # mode -> command line (array SERVER_CMD); base-<mode> is <mode> on BASE_BIN
-  local mode=$1 bin=$KEEL_BIN
-  if [[ $mode == base-* ]]; then mode=${mode#base-} bin=$BASE_BIN; fi
-  local keel=("$bin" serve --port "$PORT" --access-log false) loop=(--transport nio --execution event-loop --loops 1)
+  local mode=$1 bin=$KEEL_BIN native_io=${KEEL_NATIVE_IO:-}
+  if [[ $mode == base-* ]]; then mode=${mode#base-} bin=$BASE_BIN native_io=${BASE_NATIVE_IO:-}; fi
+  # shellcheck disable=SC2206 # native_io is empty or two words on purpose
+  local keel=("$bin" serve --port "$PORT" --access-log false $native_io) loop=(--transport nio --execution event-loop --loops 1)
   # shellcheck disable=SC2206 # NETTY_JAVA_OPTS is a list of words on purpose
   local java=("$JAVA_HOME/bin/java" $NETTY_JAVA_OPTS -jar)
   case $mode in
     keel-nio-event-loop | keel-nio-async) SERVER_CMD=("${keel[@]}" "${loop[@]}") ;;
     keel-nio-event-loop-nometrics) SERVER_CMD=("${keel[@]}" "${loop[@]}" --metrics false) ;;
     keel-nio-event-loop-noguard) SERVER_CMD=("${keel[@]}" "${loop[@]}" --guard false) ;;
+    keel-nio-event-loop-jdkio) SERVER_CMD=("${keel[@]}" "${loop[@]}" --native-io false) ;;
     keel-nio-event-loop-accesslog)
       SERVER_CMD=("${keel[@]}" "${loop[@]}" --access-log true --access-log-file "$OUT/$1.access.log") ;;
     keel-nio-event-loop-accesslog-cached)
@@ -458,6 +476,7 @@ cpu µs/req, worker-pool / event loop|keel-nio-worker-pool|keel-nio-event-loop|c
 cpu µs/req, async handlers / event loop|keel-nio-async|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|<= 1.3
 cpu µs/req, metrics on / off|keel-nio-event-loop|keel-nio-event-loop-nometrics|cpu_us_req|keep-alive pipelined|<= 1.05
 cpu µs/req, guard on / off|keel-nio-event-loop|keel-nio-event-loop-noguard|cpu_us_req|keep-alive pipelined|
+cpu µs/req, NATIVE_IO / the JDK socket channel|keel-nio-event-loop|keel-nio-event-loop-jdkio|cpu_us_req|keep-alive pipelined|
 cpu µs/req, access log on / off|keel-nio-event-loop-accesslog|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|<= 1.1
 cpu µs/req, access log with its pages kept in the page cache on / off|keel-nio-event-loop-accesslog-cached|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|'
 
