@@ -260,7 +260,7 @@ server_cmd() { # mode -> command line (array SERVER_CMD); base-<mode> is <mode> 
     keel-nio-event-loop | keel-nio-async) SERVER_CMD=("${keel[@]}" "${loop[@]}") ;;
     keel-nio-event-loop-nometrics) SERVER_CMD=("${keel[@]}" "${loop[@]}" --metrics false) ;;
     keel-nio-event-loop-noguard) SERVER_CMD=("${keel[@]}" "${loop[@]}" --guard false) ;;
-    keel-nio-event-loop-jdkio) SERVER_CMD=("${keel[@]}" "${loop[@]}" --native-io false) ;;
+    keel-nio-event-loop-jdkio) SERVER_CMD=("${keel[@]}" "${loop[@]}" ${native_io:+--native-io false}) ;;
     keel-nio-event-loop-accesslog)
       SERVER_CMD=("${keel[@]}" "${loop[@]}" --access-log true --access-log-file "$OUT/$1.access.log") ;;
     keel-nio-event-loop-accesslog-cached)
