@@ -93,6 +93,7 @@ class SocketIoTest {
             }).isInstanceOf(IOException.class).hasMessageContaining("reset");
 
             pair.io.close();
+            assertThat(pair.io.isOpen()).isFalse();
             assertThatThrownBy(() -> pair.io.read(buffer)).isInstanceOf(ClosedChannelException.class);
             assertThatThrownBy(() -> pair.io.write(ByteBuffer.wrap(new byte[1]))).isInstanceOf(ClosedChannelException.class);
         }
