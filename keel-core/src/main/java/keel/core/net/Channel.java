@@ -704,6 +704,16 @@ public final class Channel implements IoHandler {
         registration.interest(ops);
     }
 
+    /**
+     * Sets up {@code recv} and {@code send} for the channels whose settings ask for them
+     * ({@link Settings#nativeIo}), on the calling thread: a server calls it before its loops take
+     * connections, since the set-up (30 to 100 ms) would otherwise block the loop of the first channel.
+     * Null when channels can use them, else why not.
+     */
+    public static String prepareNativeIo() {
+        return SocketIo.unavailable();
+    }
+
     /** The socket's reads and writes, for the TLS layer. */
     SocketIo io() {
         return io;

@@ -66,7 +66,10 @@ final class SocketIo implements ByteChannel, GatheringByteChannel {
         this.fd = nativeWanted ? Native.descriptor(socket) : -1;
     }
 
-    /** Null where recv/send can be used (Linux on x86-64 or AArch64, native access, {@code sun.nio.ch} open), else why not. */
+    /**
+     * Null where recv/send can be used (Linux on x86-64 or AArch64, native access, {@code sun.nio.ch}
+     * open), else why not. The first call sets them up, on the calling thread.
+     */
     static String unavailable() {
         return Native.UNAVAILABLE;
     }

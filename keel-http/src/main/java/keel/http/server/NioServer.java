@@ -37,6 +37,7 @@ final class NioServer implements HttpServer.Listener {
     NioServer(ServerContext context) throws IOException {
         this.context = context;
         this.options = context.options();
+        if (options.nativeIo()) Channel.prepareNativeIo(); // here, not on the first connection's loop
         this.loops = new LoopGroup(options.pools().loops(), "keel-loop", options.pools().loopTurnBudget(),
                 options.pools().loopTaskQueue());
         for (EventLoop loop : loops.loops()) {
