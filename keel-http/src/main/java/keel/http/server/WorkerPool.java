@@ -3,6 +3,8 @@ package keel.http.server;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -12,8 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A fixed set of platform threads taking tasks from one queue, which wakes as few of them as it can
- * without letting a task wait while a thread is idle.
+ * Platform threads taking tasks from one queue, which wakes as few of them as it can without letting a
+ * task wait while a thread is idle.
  *
  * <p>Idle threads park, each on its own, in a stack (the one idle last is woken first, its caches
  * warm). A task queued while no thread is {@linkplain #searchers searching} (awake and about to look
@@ -26,6 +28,14 @@ import java.util.concurrent.locks.LockSupport;
  * so a steady stream of tasks never has to wake it. (Waking the next thread as each task is taken, as
  * {@link java.util.concurrent.ForkJoinPool}'s workers do, cost a wake-up and a context switch per
  * task on one CPU: the woken thread preempts the one that woke it.)
+ *
+ * <p>A pool may grow past its core threads, up to its maximum: when a task has waited a whole tick,
+ * no thread is idle, and threads are stuck (on one task for some milliseconds in which they used
+ * less than a quarter of them on a CPU: waiting, not working), the watch starts threads until the
+ * core count of threads make progress again. Calls that hold a thread while they wait (a virtual
+ * thread pinned to its carrier) so do not starve the tasks behind them while the pool may grow; a
+ * thread busy computing is not stuck, as more threads would only share the same CPUs. The pool does
+ * not shrink. A pool whose core is its maximum starts all its threads at once and never grows.
  *
  * <p>Bounded by its caller: the dispatcher admits at most threads + queue tasks (its permits), so the
  * queue never holds more. {@link #shutdown} refuses new tasks; the queued ones still run.
@@ -41,7 +51,21 @@ final class WorkerPool {
      * costs a timer's wake-up a millisecond, for this long after the last task.
      */
     private static final int QUIET_TICKS = 64;
+    /** How long a thread must wait on one task, using little CPU, to count as stuck (a pool that may grow). */
+    private static final long STUCK_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
+    /** Slots up to the maximum; the first {@link #threadCount} hold started threads. */
     private final Worker[] workers;
+    private final String prefix;
+    private final int coreThreads;
+    /** Threads started; grows only on the watch's thread (or in {@link #start}). */
+    private volatile int threadCount;
+    /**
+     * What each thread ran at the watch's last tick, and its CPU time when the watch first found it
+     * on that task a second time (-1: not read yet), with when: to tell stuck threads. The watch's own.
+     */
+    private final Runnable[] seen;
+    private final long[] seenCpu;
+    private final long[] seenCpuAt;
     private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
     /** The idle stack: low 32 bits the top's index + 1 (0: empty), high 32 bits a stamp against ABA. */
     private final AtomicLong idle = new AtomicLong();
@@ -64,7 +88,8 @@ final class WorkerPool {
         int below;
         /** Set by the thread that wakes this one. */
         volatile boolean woken;
-        volatile boolean busy;
+        /** The task this thread runs now; null while it has none. */
+        volatile Runnable current;
 
         Worker(int index, String name) {
             this.index = index;
@@ -108,39 +133,53 @@ final class WorkerPool {
         }
 
         private void runTask(Runnable task) {
-            busy = true;
+            current = task;
             try {
                 task.run();
             } catch (Throwable failure) {
                 LOG.error("worker_task_failed", failure);
             } finally {
-                busy = false;
+                current = null;
                 Thread.interrupted(); // an interrupt meant for that task must not reach the next
             }
         }
     }
 
+    /** A pool of {@code threads} threads, all started at once, that never grows. */
     WorkerPool(String prefix, int threads) {
-        workers = new Worker[threads];
-        for (int i = 0; i < threads; i++) workers[i] = new Worker(i, prefix + i);
+        this(prefix, threads, threads);
+    }
+
+    /** A pool that starts {@code coreThreads} and grows up to {@code maxThreads} while threads are stuck. */
+    WorkerPool(String prefix, int coreThreads, int maxThreads) {
+        if (coreThreads < 1 || maxThreads < coreThreads) throw new IllegalArgumentException("threads: 1 <= core <= max");
+        this.prefix = prefix;
+        this.coreThreads = coreThreads;
+        this.workers = new Worker[maxThreads];
+        this.seen = new Runnable[maxThreads];
+        this.seenCpu = new long[maxThreads];
+        this.seenCpuAt = new long[maxThreads];
+        for (int i = 0; i < coreThreads; i++) workers[i] = new Worker(i, prefix + i);
         watch = Thread.ofPlatform().name(prefix + "watch").daemon(true).unstarted(this::watch);
     }
 
     /**
      * Every {@link #TICK_NANOS} while tasks come: a task that was first in the queue at the last
      * tick and still is waits behind busy threads (a blocked handler, or many slow ones); every idle
-     * thread the queue can use is woken for it. Sleeps after {@link #QUIET_TICKS} ticks in which no
-     * task came, until one does.
+     * thread the queue can use is woken for it, and when none is left a pool that may grow starts
+     * threads for the stuck ones. Sleeps after {@link #QUIET_TICKS} ticks in which no task came,
+     * until one does.
      */
     private void watch() {
         Runnable lastHead = null;
         int quietTicks = 0;
         while (!shutdown) {
             Runnable head = queue.peek();
+            int stuck = stuckThreads();
             if (head != null && head == lastHead) {
-                for (int waiting = queue.size(); waiting > 0; waiting--) {
-                    if (!wake()) break;
-                }
+                int waiting = queue.size();
+                while (waiting > 0 && wake()) waiting--;
+                if (waiting > 0) grow(stuck);
             }
             lastHead = head;
             if (head != null || queuedSinceTick) {
@@ -157,13 +196,59 @@ final class WorkerPool {
         }
     }
 
-    /** Starts every thread now (a thread started on first use would start on the event loop that hands it work). */
+    /**
+     * Threads that have been on one task for {@link #STUCK_NANOS} or more and used less than a quarter
+     * of that time on a CPU: waiting, not working (0 for a pool that cannot grow: it need not look). A
+     * thread's CPU time is read only once it has stayed on one task for a tick, and judged over the
+     * window, not one tick: a working thread another took the CPU from for a tick is not stuck.
+     */
+    private int stuckThreads() {
+        if (coreThreads == workers.length) return 0;
+        long now = System.nanoTime();
+        int stuck = 0;
+        for (int i = 0, n = threadCount; i < n; i++) {
+            Runnable task = workers[i].current;
+            if (task == null || task != seen[i]) {
+                seen[i] = task;
+                seenCpu[i] = -1;
+            } else if (seenCpu[i] < 0) {
+                seenCpu[i] = cpuTime(workers[i].thread);
+                seenCpuAt[i] = now;
+            } else if (now - seenCpuAt[i] >= STUCK_NANOS && cpuTime(workers[i].thread) - seenCpu[i] < (now - seenCpuAt[i]) / 4) {
+                stuck++;
+            }
+        }
+        return stuck;
+    }
+
+    /** The thread's CPU time in nanoseconds; 0 where the JVM cannot tell (every thread on one task then counts as waiting). */
+    private static long cpuTime(Thread thread) {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        if (!threads.isThreadCpuTimeSupported()) return 0;
+        return Math.max(0, threads.getThreadCpuTime(thread.threadId()));
+    }
+
+    /** Starts threads until {@link #coreThreads} of them are not stuck, within the maximum; the watch's thread only. */
+    private void grow(int stuck) {
+        int before = threadCount;
+        while (threadCount - stuck < coreThreads && threadCount < workers.length && !shutdown) {
+            int index = threadCount;
+            Worker worker = new Worker(index, prefix + index);
+            workers[index] = worker;
+            threadCount = index + 1;
+            worker.thread.start(); // it looks at the queue first
+        }
+        if (threadCount > before) LOG.info("worker_pool_grew", "pool", prefix, "threads", threadCount, "stuck", stuck);
+    }
+
+    /** Starts the core threads now (a thread started on first use would start on the event loop that hands it work). */
     void start() {
         synchronized (this) {
             if (started) return;
             started = true;
         }
-        for (Worker worker : workers) worker.thread.start();
+        for (int i = 0; i < coreThreads; i++) workers[i].thread.start();
+        threadCount = coreThreads;
         watch.start();
     }
 
@@ -221,10 +306,15 @@ final class WorkerPool {
     /** Threads running a task now (a gauge). */
     int active() {
         int active = 0;
-        for (Worker worker : workers) {
-            if (worker.busy) active++;
+        for (int i = 0, n = threadCount; i < n; i++) {
+            if (workers[i].current != null) active++;
         }
         return active;
+    }
+
+    /** Threads started so far (the core ones, and those the pool grew by). */
+    int threads() {
+        return threadCount;
     }
 
     /** Tasks waiting for a thread (a gauge; counts the queue). */
@@ -244,7 +334,7 @@ final class WorkerPool {
     /** Refuses new tasks; the queued ones still run, then the threads end. */
     void shutdown() {
         shutdown = true;
-        for (Worker worker : workers) LockSupport.unpark(worker.thread);
+        for (int i = 0, n = threadCount; i < n; i++) LockSupport.unpark(workers[i].thread);
         LockSupport.unpark(watch);
     }
 }

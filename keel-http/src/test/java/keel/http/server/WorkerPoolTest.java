@@ -105,6 +105,70 @@ class WorkerPoolTest {
         }
     }
 
+    @Test
+    void aPoolThatMayGrowStartsAThreadForTasksBehindStuckOnesAndNoMore() throws Exception {
+        WorkerPool pool = new WorkerPool("test-grow-", 1, 3);
+        pool.start();
+        CountDownLatch blocked = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch behind = new CountDownLatch(1);
+        try {
+            assertThat(pool.threads()).isEqualTo(1);
+            pool.execute(() -> {
+                blocked.countDown();
+                awaitQuietly(release);
+            });
+            assertThat(blocked.await(5, TimeUnit.SECONDS)).isTrue();
+            pool.execute(behind::countDown);
+            assertThat(behind.await(5, TimeUnit.SECONDS)).as("the task behind the stuck thread ran on a new one").isTrue();
+            assertThat(pool.threads()).as("one stuck thread, one more started").isEqualTo(2);
+        } finally {
+            release.countDown();
+            pool.shutdown();
+        }
+    }
+
+    @Test
+    void aThreadBusyComputingIsNotStuck() throws Exception {
+        WorkerPool pool = new WorkerPool("test-busy-", 1, 3);
+        pool.start();
+        CountDownLatch computing = new CountDownLatch(1);
+        CountDownLatch behind = new CountDownLatch(1);
+        try {
+            pool.execute(() -> {
+                computing.countDown();
+                long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50); // some 50 ticks of work, no wait
+                while (System.nanoTime() - until < 0) Thread.onSpinWait();
+            });
+            assertThat(computing.await(5, TimeUnit.SECONDS)).isTrue();
+            pool.execute(behind::countDown);
+            assertThat(behind.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(pool.threads()).as("a thread on a CPU is not stuck: another would share that CPU").isEqualTo(1);
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    @Test
+    void aPoolThatMayNotGrowKeepsItsThreads() throws Exception {
+        WorkerPool pool = new WorkerPool("test-fixed-", 1);
+        pool.start();
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch behind = new CountDownLatch(1);
+        try {
+            pool.execute(() -> awaitQuietly(release));
+            pool.execute(behind::countDown);
+            // The watch ticks every millisecond: many ticks pass while the one thread is stuck, none grows the pool.
+            assertThat(behind.await(200, TimeUnit.MILLISECONDS)).isFalse();
+            assertThat(pool.threads()).isEqualTo(1);
+            release.countDown();
+            assertThat(behind.await(5, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            release.countDown();
+            pool.shutdown();
+        }
+    }
+
     private static void awaitQuietly(CountDownLatch latch) {
         try {
             latch.await(10, TimeUnit.SECONDS);
