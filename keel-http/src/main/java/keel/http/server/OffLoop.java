@@ -25,7 +25,7 @@ final class OffLoop implements AutoCloseable {
     private final Runnable releaseWorkerPermit;
     private final Runnable releaseVirtualPermit;
     /** One name for all: a numbered name would cost a string and a shared counter's atomic update per thread (its id tells them apart). */
-    private final ThreadFactory virtualThreads = Thread.ofVirtual().name("keel-vt").factory();
+    private final ThreadFactory virtualThreads;
 
     /**
      * {@code startWorkers}: some route runs on the pool. Threads started on first use would start on the
@@ -38,6 +38,9 @@ final class OffLoop implements AutoCloseable {
         if (startWorkers) workers.start();
         this.virtualThreadLimit = pools.virtualThreadLimit();
         this.virtualPermits = new Semaphore(virtualThreadLimit);
+        this.virtualThreads = pools.virtualScheduler() == VirtualScheduler.KEEL
+                ? VirtualCarriers.factory("keel-vt")
+                : Thread.ofVirtual().name("keel-vt").factory();
         this.releaseWorkerPermit = workerPermits::release;
         this.releaseVirtualPermit = virtualPermits::release;
     }

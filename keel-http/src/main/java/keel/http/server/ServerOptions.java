@@ -59,7 +59,7 @@ public record ServerOptions(
         return new ServerOptions(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(),
                 new Limits(v.next(), v.next(), v.next(), v.next(), v.next()),
                 new Timeouts(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next()),
-                new Pools(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next()),
+                new Pools(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next()),
                 new WaterMarks(v.next(), v.next()),
                 new Guard(v.next(), v.next(), v.next(), v.next()),
                 WsOptions.of(v),
@@ -176,6 +176,9 @@ public record ServerOptions(
             @Knob(key = "virtual-threads.max-concurrent", flag = "--virtual-thread-limit", value = "10000", min = 1, max = 10_000_000,
                     doc = "the requests on virtual threads at once (503 past it)")
             int virtualThreadLimit,
+            @Knob(key = "virtual-threads.scheduler", flag = "--virtual-thread-scheduler", value = "keel",
+                    doc = "what runs those virtual threads: `keel` (Keel's carrier threads, one set for the JVM, woken once per loop turn and sized by the JDK's `jdk.virtualThreadScheduler.parallelism` and `.maxPoolSize`, where the JVM opens `java.base/java.lang` to Keel, as `bin/keel` does; else the JDK's) or `jdk` (the JDK's scheduler)")
+            VirtualScheduler virtualScheduler,
             @Knob(key = "blocking.platform-threads", flag = "--blocking-threads", value = "150", min = 1, max = 100_000,
                     doc = "the platform threads of the blocking transport (one per connection)")
             int blockingThreads,
@@ -444,6 +447,7 @@ public record ServerOptions(
         public Builder workerThreads(int workerThreads) { return set("worker-pool.threads", workerThreads); }
         public Builder workerQueue(int workerQueue) { return set("worker-pool.queue", workerQueue); }
         public Builder virtualThreadLimit(int virtualThreadLimit) { return set("virtual-threads.max-concurrent", virtualThreadLimit); }
+        public Builder virtualScheduler(VirtualScheduler virtualScheduler) { return set("virtual-threads.scheduler", virtualScheduler); }
         public Builder blockingThreads(int blockingThreads) { return set("blocking.platform-threads", blockingThreads); }
         public Builder blockingQueue(int blockingQueue) { return set("blocking.queue", blockingQueue); }
         public Builder loopTaskQueue(int loopTaskQueue) { return set("server.loop-task-queue", loopTaskQueue); }

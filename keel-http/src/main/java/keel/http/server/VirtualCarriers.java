@@ -1,0 +1,108 @@
+package keel.http.server;
+
+import keel.core.log.Log;
+import keel.core.net.NativeCalls;
+
+import java.lang.reflect.Constructor;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Keel's scheduler for its virtual threads: carrier threads of a {@link WorkerPool}, one pool for the
+ * whole JVM (as the JDK's scheduler is), in place of the JDK's {@link java.util.concurrent.ForkJoinPool}.
+ *
+ * <p>Why: a {@code ForkJoinPool} carrier with nothing left to run spins (some 256 {@link
+ * Thread#onSpinWait} rounds over its queues) before it parks, once per burst of work an event loop
+ * hands it, and wakes the next carrier as it takes each task. On a server's CPU that spin and those
+ * wake-ups are taken from the loop: a virtual thread's keep-alive request cost 1.33× the event loop's
+ * CPU on the JDK's scheduler and 0.96–1.17× on these carriers, in runs of bench/throughput.sh
+ * (docs/benchmarks.md). The pool wakes carriers
+ * as {@link WorkerPool} does: once per loop turn for the threads the turn started.
+ *
+ * <p>Carriers: {@code jdk.virtualThreadScheduler.parallelism} (default: the available processors)
+ * making progress, growing up to {@code jdk.virtualThreadScheduler.maxPoolSize} (default 256) while
+ * some are stuck, as when a virtual thread pins its carrier in a native call or a file read (the
+ * JDK's own knobs, which mean the same for its scheduler). The queue holds at most one task per live
+ * virtual thread of this scheduler (a thread is queued only when it can run, once), and virtual
+ * threads are bounded by their executions' limits.
+ *
+ * <p>The JDK lets a virtual thread's scheduler be chosen only through a constructor of its own
+ * ({@code java.lang.ThreadBuilders$VirtualThreadBuilder(Executor)}), reached when the JVM opens
+ * {@code java.base/java.lang} to Keel ({@code bin/keel} does); elsewhere the JDK's scheduler is used,
+ * said once in the log.
+ */
+final class VirtualCarriers {
+    private static final Log LOG = Log.of(VirtualCarriers.class);
+    private static final AtomicBoolean FALLBACK_SAID = new AtomicBoolean();
+    /** The builder's constructor, or null (with {@link #UNAVAILABLE} saying why). */
+    private static final Constructor<?> BUILDER;
+    private static final String UNAVAILABLE;
+    private static WorkerPool carriers;
+
+    static {
+        Constructor<?> builder = null;
+        String why = null;
+        try {
+            builder = Class.forName("java.lang.ThreadBuilders$VirtualThreadBuilder").getDeclaredConstructor(Executor.class);
+            builder.setAccessible(true);
+        } catch (ReflectiveOperationException | RuntimeException closed) {
+            builder = null;
+            why = "the JVM does not open java.base/java.lang to " + NativeCalls.name(VirtualCarriers.class.getModule())
+                    + " (--add-opens): " + closed.getMessage();
+        }
+        BUILDER = builder;
+        UNAVAILABLE = why;
+    }
+
+    private VirtualCarriers() {
+    }
+
+    /** Virtual threads named {@code name} on Keel's carriers, or on the JDK's scheduler when the JVM does not allow it. */
+    static ThreadFactory factory(String name) {
+        if (BUILDER != null) {
+            try {
+                Executor scheduler = carriers()::execute;
+                return ((Thread.Builder.OfVirtual) BUILDER.newInstance(scheduler)).name(name).factory();
+            } catch (ReflectiveOperationException | RuntimeException refused) {
+                sayFallback(refused.toString());
+                return Thread.ofVirtual().name(name).factory();
+            }
+        }
+        sayFallback(UNAVAILABLE);
+        return Thread.ofVirtual().name(name).factory();
+    }
+
+    /** True when {@link #factory} gives threads on Keel's carriers. */
+    static boolean available() {
+        return BUILDER != null;
+    }
+
+    private static void sayFallback(String why) {
+        if (FALLBACK_SAID.compareAndSet(false, true)) LOG.info("virtual_threads_on_jdk_scheduler", "reason", why);
+    }
+
+    /** The JVM's carriers, started on first use (off any loop: a server builds its executions before it opens its port). */
+    private static synchronized WorkerPool carriers() {
+        if (carriers == null) {
+            int parallelism = property("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
+            int max = property("jdk.virtualThreadScheduler.maxPoolSize", Math.max(parallelism, 256));
+            carriers = new WorkerPool("keel-carrier-", parallelism, Math.max(parallelism, max));
+            carriers.start();
+        }
+        return carriers;
+    }
+
+    private static int property(String name, int fallback) {
+        String value = System.getProperty(name);
+        if (value == null) return fallback;
+        try {
+            int parsed = Integer.parseInt(value.trim());
+            if (parsed >= 1 && parsed <= 32_767) return parsed;
+        } catch (NumberFormatException ignored) {
+            // said below
+        }
+        LOG.warn("virtual_thread_carriers_property_ignored", "property", name, "value", value, "using", fallback);
+        return fallback;
+    }
+}
