@@ -116,6 +116,10 @@
 #                                    whatever NATIVE_IO says: with NATIVE_IO=true
 #                                    the pair prices recv/send against the JDK's
 #                                    socket channel
+#     keel-nio-virtual-thread-jdk    keel-nio-virtual-thread with
+#                                    --virtual-thread-scheduler jdk: the pair
+#                                    prices Keel's carriers against the JDK's
+#                                    ForkJoinPool
 #   NATIVE_IO [false]  Keel's --native-io in every keel-* mode whose build knows
 #                      the flag (true: channels read and write through recv and
 #                      send, as netty-epoll runs Netty's native transport; false:
@@ -151,7 +155,7 @@ ROOT=$(cd "$BENCH_DIR/.." && pwd)
 DEFAULT_MODES="keel-nio-event-loop keel-nio-event-loop-nometrics keel-nio-event-loop-noguard keel-nio-event-loop-accesslog \
   keel-nio-event-loop-accesslog-cached \
   keel-nio-async keel-nio-worker-pool keel-nio-virtual-thread keel-blocking-platform keel-blocking-virtual netty-epoll vertx"
-ALL_MODES="$DEFAULT_MODES netty-nio keel-nio-event-loop-jdkio"
+ALL_MODES="$DEFAULT_MODES netty-nio keel-nio-event-loop-jdkio keel-nio-virtual-thread-jdk"
 NATIVE_IO=${NATIVE_IO:-false}
 DURATION=${DURATION:-10}
 ROUNDS=${ROUNDS:-1}
@@ -268,6 +272,8 @@ server_cmd() { # mode -> command line (array SERVER_CMD); base-<mode> is <mode> 
         --access-log-file-drop-behind false) ;;
     keel-nio-worker-pool)    SERVER_CMD=("${keel[@]}" --transport nio --execution worker-pool --loops 1) ;;
     keel-nio-virtual-thread) SERVER_CMD=("${keel[@]}" --transport nio --execution virtual-thread --loops 1) ;;
+    keel-nio-virtual-thread-jdk)
+      SERVER_CMD=("${keel[@]}" --transport nio --execution virtual-thread --loops 1 --virtual-thread-scheduler jdk) ;;
     keel-blocking-platform)  SERVER_CMD=("${keel[@]}" --transport blocking --threads platform) ;;
     keel-blocking-virtual)   SERVER_CMD=("${keel[@]}" --transport blocking --threads virtual) ;;
     netty-epoll) SERVER_CMD=("${java[@]}" "$NETTY_JAR" --port "$PORT" --threads 1 --epoll) ;;
@@ -477,6 +483,7 @@ cpu µs/req, async handlers / event loop|keel-nio-async|keel-nio-event-loop|cpu_
 cpu µs/req, metrics on / off|keel-nio-event-loop|keel-nio-event-loop-nometrics|cpu_us_req|keep-alive pipelined|<= 1.05
 cpu µs/req, guard on / off|keel-nio-event-loop|keel-nio-event-loop-noguard|cpu_us_req|keep-alive pipelined|
 cpu µs/req, NATIVE_IO / the JDK socket channel|keel-nio-event-loop|keel-nio-event-loop-jdkio|cpu_us_req|keep-alive pipelined|
+cpu µs/req, virtual threads on Keel carriers / on the JDK scheduler|keel-nio-virtual-thread|keel-nio-virtual-thread-jdk|cpu_us_req|keep-alive pipelined|
 cpu µs/req, access log on / off|keel-nio-event-loop-accesslog|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|<= 1.1
 cpu µs/req, access log with its pages kept in the page cache on / off|keel-nio-event-loop-accesslog-cached|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|'
 
