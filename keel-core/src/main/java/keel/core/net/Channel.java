@@ -626,7 +626,8 @@ public final class Channel implements IoHandler {
     /** Bytes went to the socket (called by the TLS layer with encrypted bytes). */
     void onSocketWrite(long bytes) {
         settings.observer().onBytesWritten(bytes);
-        lastWriteProgress = loop.nanoTime();
+        // The loop's last reading (this handling's start) is close enough for a stall counted in seconds, and costs no clock read.
+        lastWriteProgress = loop.lastNanoTime();
     }
 
     /** Plain text taken by the TLS layer. */
@@ -648,7 +649,7 @@ public final class Channel implements IoHandler {
             lastWriteProgress = NONE;
             // The protocol's wait starts again now that its output is out (a response that took long to
             // send does not eat into the idle time after it).
-            if (deadline != NONE) deadline = loop.nanoTime() + deadlineNanos;
+            if (deadline != NONE) deadline = loop.lastNanoTime() + deadlineNanos;
         }
         if (pending == 0 && state == State.CLOSING) {
             if (tls == null || tls.closeOutbound()) {
@@ -658,7 +659,7 @@ public final class Channel implements IoHandler {
             pending = pendingOutput(); // close_notify waits for the socket: bounded like any write
         }
         if (pending > 0) {
-            if (lastWriteProgress == NONE) lastWriteProgress = loop.nanoTime(); // output starts waiting now
+            if (lastWriteProgress == NONE) lastWriteProgress = loop.lastNanoTime(); // output starts waiting now
             // Armed whether or not this write moved bytes: a first write that only filled the socket's
             // buffer made progress, and the stall is counted from it.
             armTimer(effectiveDeadline());
