@@ -109,18 +109,10 @@ class WorkerPoolTest {
     void aPoolThatMayGrowStartsAThreadForTasksBehindStuckOnesAndNoMore() throws Exception {
         WorkerPool pool = new WorkerPool("test-grow-", 1, 3);
         pool.start();
-        CountDownLatch blocked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        CountDownLatch behind = new CountDownLatch(1);
         try {
             assertThat(pool.threads()).isEqualTo(1);
-            pool.execute(() -> {
-                blocked.countDown();
-                awaitQuietly(release);
-            });
-            assertThat(blocked.await(5, TimeUnit.SECONDS)).isTrue();
-            pool.execute(behind::countDown);
-            assertThat(behind.await(5, TimeUnit.SECONDS)).as("the task behind the stuck thread ran on a new one").isTrue();
+            occupyThenRunBehind(pool, () -> awaitQuietly(release), "the task behind the stuck thread ran on a new one");
             assertThat(pool.threads()).as("one stuck thread, one more started").isEqualTo(2);
         } finally {
             release.countDown();
@@ -132,21 +124,28 @@ class WorkerPoolTest {
     void aThreadBusyComputingIsNotStuck() throws Exception {
         WorkerPool pool = new WorkerPool("test-busy-", 1, 3);
         pool.start();
-        CountDownLatch computing = new CountDownLatch(1);
-        CountDownLatch behind = new CountDownLatch(1);
         try {
-            pool.execute(() -> {
-                computing.countDown();
+            occupyThenRunBehind(pool, () -> {
                 long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50); // some 50 ticks of work, no wait
                 while (System.nanoTime() - until < 0) Thread.onSpinWait();
-            });
-            assertThat(computing.await(5, TimeUnit.SECONDS)).isTrue();
-            pool.execute(behind::countDown);
-            assertThat(behind.await(5, TimeUnit.SECONDS)).isTrue();
+            }, "the task behind the computing one ran");
             assertThat(pool.threads()).as("a thread on a CPU is not stuck: another would share that CPU").isEqualTo(1);
         } finally {
             pool.shutdown();
         }
+    }
+
+    /** Runs {@code occupying} on the pool's one core thread and, once it has started, a task behind it: waits for that one to run. */
+    private static void occupyThenRunBehind(WorkerPool pool, Runnable occupying, String behindRan) throws InterruptedException {
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch behind = new CountDownLatch(1);
+        pool.execute(() -> {
+            started.countDown();
+            occupying.run();
+        });
+        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+        pool.execute(behind::countDown);
+        assertThat(behind.await(5, TimeUnit.SECONDS)).as(behindRan).isTrue();
     }
 
     @Test
