@@ -207,12 +207,13 @@ final class Dispatcher implements AutoCloseable {
     }
 
     /**
-     * On the connection's loop {@code loop}, while {@code run} lasts: appends {@code request}, pipelined behind the
-     * run's, as its next step, when it can run there as it would have alone: a synchronous handler under
-     * the run's execution, on a route without a concurrency limit, with a place under the pool's (or
-     * the virtual threads') limit and one for its answer in the loop's task queue. Returns its call
-     * (its answer's gate, with its {@link HandlerCall#deadlineNanos deadline}), or null, with nothing
-     * taken, when it cannot (or the run is over): the connection dispatches it afresh later. The
+     * On the connection's loop {@code loop}, before {@code run} goes to its thread: appends
+     * {@code request}, pipelined behind the run's, as its next step, when it can run there as it would
+     * have alone: a synchronous handler under the run's execution, on a route without a concurrency
+     * limit, with a place for its answer in the loop's task queue. It takes no place of its own under
+     * the pool's (or the virtual threads') limit: it runs on the run's thread, under the run's place.
+     * Returns its call (its answer's gate, with its {@link HandlerCall#deadlineNanos deadline}), or
+     * null, with nothing taken, when it cannot: the connection dispatches it afresh later. The
      * request's deadline is the exchange's to arm once the answers before it are written.
      */
     HandlerCall follow(PipelineRun run, Request request, Consumer<Response> done, EventLoop loop, Exchange exchange) {
@@ -224,26 +225,14 @@ final class Dispatcher implements AutoCloseable {
         }
         if (!(match instanceof RouteMatch.Found found)) return null;
         Route route = found.route();
-        Execution execution = run.execution();
-        if (!(route.endpoint() instanceof Route.Sync) || executionOf(route) != execution || routeLimits.containsKey(route)
-                || RequestCoding.unsupported(request) != null) {
-            return null;
-        }
-        if (!offLoop.tryAdmit(execution)) return null;
-        Runnable release = offLoop.release(execution);
-        if (!exchange.reserveAnswer()) {
-            release.run();
+        if (!(route.endpoint() instanceof Route.Sync) || executionOf(route) != run.execution() || routeLimits.containsKey(route)
+                || RequestCoding.unsupported(request) != null || !exchange.reserveAnswer()) {
             return null;
         }
         HandlerCall call = new HandlerCall(recorded(done, request, route, observing ? startTime(loop) : 0, exchange));
-        call.releasesWithAnswer(release);
         long deadline = route.deadlineOr(handlerDeadline).toNanos();
         if (deadline > 0) call.runsUnder(deadline); // armed at its turn, which may come while it runs
-        if (!run.tryAppend(step(route, routed(request, found, route), call))) {
-            release.run(); // the call is dropped unanswered: what it holds goes back here
-            exchange.releaseAnswer();
-            return null;
-        }
+        run.append(step(route, routed(request, found, route), call));
         return call;
     }
 

@@ -20,10 +20,15 @@ import java.util.function.Consumer;
  */
 final class HandlerCall implements Consumer<Response> {
     private static final VarHandle ANSWERED;
+    private static final VarHandle RUNNING;
+    /** In {@link #running} while the deadline interrupts the handler's thread. */
+    private static final Object INTERRUPTING = new Object();
 
     static {
         try {
-            ANSWERED = MethodHandles.lookup().findVarHandle(HandlerCall.class, "answered", boolean.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            ANSWERED = lookup.findVarHandle(HandlerCall.class, "answered", boolean.class);
+            RUNNING = lookup.findVarHandle(HandlerCall.class, "running", Object.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -37,8 +42,11 @@ final class HandlerCall implements Consumer<Response> {
     private Runnable secondRelease;
     /** The deadline the handler runs under, in nanoseconds, or 0 for none ({@link #runsUnder}). */
     private long deadlineNanos;
-    /** The thread running the handler's code now, or null; guarded by {@code this}. */
-    private Thread thread;
+    /**
+     * The thread running the handler's code now, or null, or {@link #INTERRUPTING} while the deadline
+     * interrupts it: the thread leaving waits for that to end, so the interrupt never lands on later work.
+     */
+    private volatile Object running;
     /** The blocking transport's timer, cancelled by the answer; null on the nio transport (the channel's deadline). */
     private CompletableFuture<Void> timer;
 
@@ -50,6 +58,20 @@ final class HandlerCall implements Consumer<Response> {
     void releasesWithAnswer(Runnable permit) {
         if (firstRelease == null) firstRelease = permit;
         else secondRelease = permit;
+    }
+
+    /**
+     * Before either call can answer: the permit this call would give back last (its place in the
+     * worker pool or under the virtual-thread limit) goes back with {@code next}'s answer instead.
+     */
+    void passPlaceTo(HandlerCall next) {
+        if (secondRelease != null) {
+            next.releasesWithAnswer(secondRelease);
+            secondRelease = null;
+        } else {
+            next.releasesWithAnswer(firstRelease);
+            firstRelease = null;
+        }
     }
 
     boolean isAnswered() {
@@ -75,8 +97,9 @@ final class HandlerCall implements Consumer<Response> {
     boolean expire(Response timeout, Runnable onExpired) {
         if (!ANSWERED.compareAndSet(this, false, true)) return false;
         onExpired.run();
-        synchronized (this) {
-            if (thread != null && thread != Thread.currentThread()) thread.interrupt();
+        if (running instanceof Thread thread && thread != Thread.currentThread() && RUNNING.compareAndSet(this, thread, INTERRUPTING)) {
+            thread.interrupt();
+            running = null;
         }
         finish(timeout);
         return true;
@@ -107,20 +130,18 @@ final class HandlerCall implements Consumer<Response> {
     /** On the handler's thread, as its code starts. */
     void enter() {
         if (deadlineNanos == 0) return;
-        synchronized (this) {
-            thread = Thread.currentThread();
-        }
+        running = Thread.currentThread();
     }
 
-    /** On the handler's thread, as its code returns: an interrupt the deadline sent is cleared, so it hits nothing else. */
+    /**
+     * On the handler's thread, as its code returns. When the deadline has taken the thread to interrupt
+     * it, waits until it has (a few instructions), then clears the interrupt, so it hits nothing else.
+     */
     void leave() {
         if (deadlineNanos == 0) return;
-        boolean interrupted;
-        synchronized (this) {
-            thread = null;
-            interrupted = answered;
-        }
-        if (interrupted) Thread.interrupted();
+        if (RUNNING.compareAndSet(this, Thread.currentThread(), null)) return;
+        while (running == INTERRUPTING) Thread.onSpinWait();
+        Thread.interrupted();
     }
 
     private void finish(Response response) {

@@ -7,12 +7,20 @@ import java.util.function.Consumer;
 
 /**
  * The handler runs of one connection's requests off the event loop, one after another on one thread
- * (a worker, or a virtual thread). A run starts with one request; before it starts, the connection
- * {@link #tryAppend appends} the pipelined requests it has already read behind that one, so a batch
- * of them costs one hop to the thread and, when they are quick, one back ({@link AnswerHandoff}):
- * their answers reach the loop in order, in one task, and leave in one write. The connection bounds
- * how many it appends (its pipeline depth). Once the run has found nothing left it is over and takes
- * no more.
+ * (a worker, or a virtual thread). A run starts with one request; before it is handed to its thread,
+ * the connection {@link #append appends} the pipelined requests it has already read behind that one,
+ * so a batch of them costs one hop to the thread and, when they are quick, one back
+ * ({@link AnswerHandoff}): their answers reach the loop in order, in one task, and leave in one write.
+ * The connection bounds how many it appends (its pipeline depth).
+ *
+ * <p>The run holds one place under its execution's limit (the worker pool's, or the virtual threads'),
+ * taken for its first request: it runs on one thread, whatever its length. The place goes back with
+ * the answer of its last request (the one appended last holds it), so a client that has read every
+ * answer of the batch never finds the run still holding it.
+ *
+ * <p>Every step is appended on the connection's loop before the run goes to its thread, and the run
+ * takes no more after that: the hand-over (a thread's start, a worker's queue) publishes them, and
+ * the run needs no lock.
  */
 final class PipelineRun implements Runnable {
     private static final Log LOG = Log.of(PipelineRun.class);
@@ -22,11 +30,10 @@ final class PipelineRun implements Runnable {
         HandlerCall call();
     }
 
-    /** Steps not run yet; guarded by {@code this}. */
+    /** Steps not run yet. */
     private final ArrayDeque<Step> steps = new ArrayDeque<>(4);
-    /** Guarded by {@code this}. */
-    private boolean over;
 
+    /** {@code first}'s call holds the run's place under its execution's limit. */
     PipelineRun(Execution execution, Step first) {
         this.execution = execution;
         steps.add(first);
@@ -37,31 +44,24 @@ final class PipelineRun implements Runnable {
         return execution;
     }
 
-    /** Queues {@code step} behind the ones of this run; false once the run is over. */
-    synchronized boolean tryAppend(Step step) {
-        if (over) return false;
+    /** On the loop, before the run goes to its thread: queues {@code step} behind the others, its call now holding the run's place. */
+    void append(Step step) {
+        steps.getLast().call().passPlaceTo(step.call());
         steps.add(step);
-        return true;
     }
 
-    /** For a run that could not start: ends it, and hands each call not answered yet to {@code refusal}, in order. */
+    /** For a run that could not start: hands each call not answered yet to {@code refusal}, in order. */
     void refuse(Consumer<HandlerCall> refusal) {
         Step step;
-        while ((step = next()) != null) {
+        while ((step = steps.poll()) != null) {
             if (!step.call().isAnswered()) refusal.accept(step.call());
         }
-    }
-
-    private synchronized Step next() {
-        Step step = steps.poll();
-        if (step == null) over = true;
-        return step;
     }
 
     @Override
     public void run() {
         Step step;
-        while ((step = next()) != null) {
+        while ((step = steps.poll()) != null) {
             try {
                 step.run();
             } catch (Throwable failure) {

@@ -102,6 +102,28 @@ class PipelineRunTest {
         }
     }
 
+    /** Under a limit of one virtual thread the whole batch runs in the one run that holds it, none refused, none alone. */
+    @org.junit.jupiter.api.Test
+    void aRunHoldsOnePlaceUnderItsLimitHoweverManyJoinIt() {
+        AtomicInteger ran = new AtomicInteger();
+        try (TestServer server = TestServer.start(Wire.NIO, router(Execution.VIRTUAL_THREAD, ran), b -> b.virtualThreadLimit(1));
+             RawClient client = server.raw()) {
+            StringBuilder burst = new StringBuilder();
+            for (int i = 0; i < 8; i++) burst.append(RawClient.get("/thread?i=" + i));
+            client.send(burst.toString());
+            RawClient.RawResponse first = client.read();
+            assertThat(first.status()).isEqualTo(200);
+            for (int i = 1; i < 8; i++) {
+                RawClient.RawResponse response = client.read();
+                assertThat(response.status()).as("response %d", i).isEqualTo(200);
+                assertThat(thread(response)).as("response %d ran in the first one's run", i).isEqualTo(thread(first));
+            }
+            // The place came back with the last answer: a request alone gets it.
+            client.send(RawClient.get("/thread?i=8"));
+            assertThat(client.read().status()).isEqualTo(200);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Wire.class)
     void requestsThatCannotJoinWaitForTheirTurnAndNothingRunsPastAClose(Wire wire) throws Exception {
