@@ -183,15 +183,15 @@ public final class EventLoop implements Executor {
      * Reserves a place in the task queue for a task another thread will hand over later with
      * {@link #executeReserved}, which the bound then never refuses; false when the queue is full or
      * the loop has stopped. Each reservation ends with one {@code executeReserved} or one
-     * {@link #cancelReservedTask}.
+     * {@link #cancelReservedTasks cancellation}.
      */
     public boolean tryReserveTask() {
         return running && tasks.tryReserve();
     }
 
-    /** Gives back a place reserved with {@link #tryReserveTask} and not used. */
-    public void cancelReservedTask() {
-        tasks.cancelReservation();
+    /** Gives back {@code count} places reserved with {@link #tryReserveTask} and not used, in one step. */
+    public void cancelReservedTasks(int count) {
+        tasks.cancelReservations(count);
     }
 
     /**

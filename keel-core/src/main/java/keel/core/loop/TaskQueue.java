@@ -56,9 +56,9 @@ final class TaskQueue {
         return true;
     }
 
-    /** Gives back a place reserved and not used. */
-    void cancelReservation() {
-        count.addAndGet(-(ONE_RESERVATION + 1));
+    /** Gives back {@code reservations} places reserved and not used, at once. */
+    void cancelReservations(int reservations) {
+        count.addAndGet(-(ONE_RESERVATION + 1) * reservations);
     }
 
     /** Offers the task of a place reserved before: refused only once the queue is closed (the place goes back). */

@@ -76,9 +76,12 @@ class TaskQueueTest {
         queue.poll();
         assertThat(queue.isEmpty()).isTrue();
         assertThat(queue.tryReserve()).isTrue();
-        queue.cancelReservation();
+        assertThat(queue.tryReserve()).isTrue();
+        queue.cancelReservations(2);
+        assertThat(queue.reserved()).isZero();
         assertThat(queue.tryReserve()).isTrue();
         assertThat(queue.tryReserve()).isTrue();
+        assertThat(queue.tryReserve()).as("two places, both reserved").isFalse();
         assertThat(queue.isEmpty()).as("reservations alone leave the loop free to block in its poll").isTrue();
     }
 

@@ -19,7 +19,7 @@ final class AnswerHandoff {
     enum Added {
         /** The first of a burst: the caller queues the loop's task, in the answer's reserved place. */
         FIRST,
-        /** Behind one not taken yet: it rides along in that one's task, and its reserved place goes back. */
+        /** Behind one not taken yet: it rides along in that one's task, and its reserved place goes back as the loop takes the burst. */
         BEHIND,
         /** The loop refused the task ({@link #close}): the caller drops the answer. */
         REFUSED

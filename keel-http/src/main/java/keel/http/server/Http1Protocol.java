@@ -310,7 +310,7 @@ final class Http1Protocol implements Protocol, Exchange {
     @Override
     public void releaseAnswer() {
         reservedAnswers--;
-        channel.loop().cancelReservedTask();
+        channel.loop().cancelReservedTasks(1);
     }
 
     @Override
@@ -335,18 +335,25 @@ final class Http1Protocol implements Protocol, Exchange {
                     channel.loop().executeReserved(takeAnswers);
                 } catch (RejectedExecutionException stopped) {
                     // Only a stopped loop refuses a reserved place: it closed its channels, this one included.
-                    for (Response refused : handoff.close()) dropStopped(refused, stopped.getMessage());
+                    Response[] refused = handoff.close();
+                    channel.loop().cancelReservedTasks(refused.length - 1); // the places of those behind the first
+                    for (Response dropped : refused) dropStopped(dropped, stopped.getMessage());
                     channel.closeFromAnyThread();
                 }
             }
-            case BEHIND -> channel.loop().cancelReservedTask(); // it goes in the task the first one queued
+            case BEHIND -> { } // it goes in the task the first one queued; the loop gives its place back as it takes it
             case REFUSED -> dropStopped(response, "event loop stopped");
         }
     }
 
-    /** On the loop: hands on the answers that came from other threads since the last burst, in order. */
+    /**
+     * On the loop: hands on the answers that came from other threads since the last burst, in order.
+     * The burst came in the task of its first answer: the places reserved for the others go back here,
+     * in one step (not one by one on the threads that answered).
+     */
     private void takeAnswers() {
         int count = handoff.take();
+        if (count > 1) channel.loop().cancelReservedTasks(count - 1);
         for (int i = 0; i < count; i++) {
             reservedAnswers--;
             answersInHand = count - 1 - i;
