@@ -229,7 +229,6 @@ public final class Channel implements IoHandler {
      */
     public void pauseInput() {
         inputPaused = true;
-        updateInterest();
     }
 
     /** Offers buffered input again (after the current {@link Protocol#onInput} returns, when inside it), then reads on. */
@@ -606,7 +605,8 @@ public final class Channel implements IoHandler {
     }
 
     private boolean wantsInput() {
-        boolean room = tls != null ? tls.canRead() : in == null || in.hasRemaining();
+        // While the protocol reads it (flipped), the buffer has room when its bytes do not fill it.
+        boolean room = tls != null ? tls.canRead() : in == null || (inputFlipped ? in.remaining() < in.capacity() : in.hasRemaining());
         return room && !inputEnded && (settings.readsWhileBacklogged() || isWritable());
     }
 
