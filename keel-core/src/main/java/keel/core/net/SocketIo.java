@@ -16,14 +16,16 @@ import java.nio.channels.SocketChannel;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * How a {@link Channel}'s bytes cross its socket. On Linux, when the JVM allows it, one buffer at a
- * time goes through {@code recv(2)} and {@code send(2)} on the socket's descriptor (the FFM API, the
- * buffer passed where it lies, heap or not); everything else, and every call that does not simply
- * move bytes, goes through the JDK's {@link SocketChannel}.
+ * time goes through the {@code recvfrom(2)} and {@code sendto(2)} system calls on the socket's
+ * descriptor (the FFM API, the buffer passed where it lies, heap or not); everything else, and every
+ * call that does not simply move bytes, goes through the JDK's {@link SocketChannel}. They are made
+ * through the C library's {@code syscall(2)}: its {@code recv} and {@code send} are thread
+ * cancellation points, which switch asynchronous cancellation on and off around every call for
+ * threads that never use it.
  * <p>
  * Why: the JDK's channel reads and writes with {@code read(2)} and {@code write(2)}, through the
  * kernel's file layer, copies a heap buffer into a direct one of its own first, and takes a lock and
@@ -49,7 +51,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 final class SocketIo implements ByteChannel, GatheringByteChannel {
     private static final Log LOG = Log.of(SocketIo.class);
-    private static final int MSG_NOSIGNAL = 0x4000;
+    private static final long MSG_NOSIGNAL = 0x4000;
     private static final int EINTR = 4;
     private static final int EAGAIN = 11;
     private static final AtomicBoolean OFF_SAID = new AtomicBoolean();
@@ -85,7 +87,7 @@ final class SocketIo implements ByteChannel, GatheringByteChannel {
         long n;
         do {
             try {
-                n = (long) Native.RECV.invokeExact(callState, fd, MemorySegment.ofBuffer(dst), (long) dst.remaining(), 0);
+                n = (long) Native.SYSCALL.invokeExact(callState, Native.RECVFROM, (long) fd, MemorySegment.ofBuffer(dst), (long) dst.remaining(), 0L, 0L, 0L);
             } catch (Throwable e) {
                 throw new IllegalStateException("recv", e); // the handle's signature is fixed: cannot happen
             }
@@ -104,7 +106,7 @@ final class SocketIo implements ByteChannel, GatheringByteChannel {
         long n;
         do {
             try {
-                n = (long) Native.SEND.invokeExact(callState, fd, MemorySegment.ofBuffer(src), (long) src.remaining(), MSG_NOSIGNAL);
+                n = (long) Native.SYSCALL.invokeExact(callState, Native.SENDTO, (long) fd, MemorySegment.ofBuffer(src), (long) src.remaining(), MSG_NOSIGNAL, 0L, 0L);
             } catch (Throwable e) {
                 throw new IllegalStateException("send", e);
             }
@@ -169,14 +171,17 @@ final class SocketIo implements ByteChannel, GatheringByteChannel {
 
     /** The downcalls and the descriptor's field, looked up once; all null when unavailable. */
     private static final class Native {
-        static final MethodHandle RECV;
-        static final MethodHandle SEND;
+        /** {@code syscall(long number, ...)}, called as {@code syscall(number, fd, buf, len, flags, 0, 0)}. */
+        static final MethodHandle SYSCALL;
+        /** The system calls' numbers (x86-64, else AArch64's). */
+        static final long RECVFROM;
+        static final long SENDTO;
         static final Field FD;
         static final String UNAVAILABLE;
 
         static {
-            MethodHandle recv = null;
-            MethodHandle send = null;
+            MethodHandle syscall = null;
+            boolean arm = "aarch64".equals(System.getProperty("os.arch"));
             Field fd = null;
             String why = NativeCalls.unavailable(SocketIo.class.getModule());
             if (why == null) {
@@ -184,25 +189,25 @@ final class SocketIo implements ByteChannel, GatheringByteChannel {
                     fd = Class.forName("sun.nio.ch.SocketChannelImpl").getDeclaredField("fdVal");
                     fd.setAccessible(true);
                     Linker linker = Linker.nativeLinker();
-                    // recv and send: (int fd, void *buf, size_t len, int flags) -> ssize_t. Critical: they
-                    // never block on a non-blocking socket, and a heap buffer is passed where it lies
-                    // (the errno they leave too).
-                    FunctionDescriptor call = FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT);
-                    Linker.Option critical = Linker.Option.critical(true);
-                    Linker.Option errno = Linker.Option.captureCallState("errno");
-                    recv = linker.downcallHandle(linker.defaultLookup().find("recv").orElseThrow(), call, critical, errno);
-                    send = linker.downcallHandle(linker.defaultLookup().find("send").orElseThrow(), call, critical, errno);
+                    // recvfrom and sendto (fd, buf, len, flags, no address, no length) -> ssize_t, every
+                    // argument after the number passed as a full register (syscall reads six longs).
+                    // Critical: they never block on a non-blocking socket, and a heap buffer is passed
+                    // where it lies (the errno they leave too).
+                    FunctionDescriptor call = FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
+                    syscall = linker.downcallHandle(linker.defaultLookup().find("syscall").orElseThrow(), call,
+                            Linker.Option.firstVariadicArg(1), Linker.Option.critical(true), Linker.Option.captureCallState("errno"));
                 } catch (ReflectiveOperationException | RuntimeException e) {
                     why = e instanceof java.lang.reflect.InaccessibleObjectException
                             ? "sun.nio.ch is not open to Keel: run the JVM with --add-opens java.base/sun.nio.ch="
                                     + NativeCalls.name(SocketIo.class.getModule())
                             : e.toString();
-                    recv = send = null;
+                    syscall = null;
                     fd = null;
                 }
             }
-            RECV = recv;
-            SEND = send;
+            SYSCALL = syscall;
+            RECVFROM = arm ? 207 : 45;
+            SENDTO = arm ? 206 : 44;
             FD = fd;
             UNAVAILABLE = why;
         }
