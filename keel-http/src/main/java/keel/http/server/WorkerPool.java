@@ -24,8 +24,9 @@ import java.util.concurrent.locks.LockSupport;
  * A busy thread takes the next task itself when it is done with one. So that a handler that blocks
  * its thread does not hold up the tasks behind it, a watch thread looks at the queue every
  * {@link #TICK_NANOS} while tasks come: a task first in the queue for a whole tick wakes every idle
- * thread the queue can use. The watch sleeps only after {@link #QUIET_TICKS} ticks without a task,
- * so a steady stream of tasks never has to wake it. (Waking the next thread as each task is taken, as
+ * thread the queue can use. While they flow without one waiting, it looks less and less often, down
+ * to once every {@link #LONGEST_TICK_NANOS}, and closely again once one has waited. The watch sleeps
+ * only after {@link #QUIET_TICKS} ticks without a task, so a steady stream of tasks never has to wake it. (Waking the next thread as each task is taken, as
  * {@link java.util.concurrent.ForkJoinPool}'s workers do, cost a wake-up and a context switch per
  * task on one CPU: the woken thread preempts the one that woke it.)
  *
@@ -45,6 +46,12 @@ final class WorkerPool {
     private static final long INDEX = 0xFFFF_FFFFL;
     /** How often the watch looks for a task waiting behind busy threads while an idle one could take it. */
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /**
+     * The longest tick, reached while tasks flow without a stall: each tick costs the watch's wake-up,
+     * two context switches on the CPU of the threads it watches (some 1 % of a busy loop's CPU at one
+     * a millisecond), and a first stall after such a flow is seen within two of these.
+     */
+    private static final long LONGEST_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(8);
     /**
      * Ticks without a task before the watch sleeps until one comes. Waking it costs a context switch
      * on one CPU; tasks a few milliseconds apart would pay one each, where ticking through the gaps
@@ -167,16 +174,20 @@ final class WorkerPool {
      * Every {@link #TICK_NANOS} while tasks come: a task that was first in the queue at the last
      * tick and still is waits behind busy threads (a blocked handler, or many slow ones); every idle
      * thread the queue can use is woken for it, and when none is left a pool that may grow starts
-     * threads for the stuck ones. Sleeps after {@link #QUIET_TICKS} ticks in which no task came,
-     * until one does.
+     * threads for the stuck ones. Each tick that finds tasks flowing and none waiting doubles the
+     * next one, up to {@link #LONGEST_TICK_NANOS}; a task found waiting, or a tick without tasks,
+     * brings it back to {@link #TICK_NANOS}. Sleeps after {@link #QUIET_TICKS} ticks in which no task
+     * came, until one does.
      */
     private void watch() {
         Runnable lastHead = null;
         int quietTicks = 0;
+        long tick = TICK_NANOS;
         while (!shutdown) {
             Runnable head = queue.peek();
             int stuck = stuckThreads();
-            if (head != null && head == lastHead) {
+            boolean waited = head != null && head == lastHead;
+            if (waited) {
                 int waiting = queue.size();
                 while (waiting > 0 && wake()) waiting--;
                 if (waiting > 0) grow(stuck);
@@ -185,14 +196,18 @@ final class WorkerPool {
             if (head != null || queuedSinceTick) {
                 queuedSinceTick = false;
                 quietTicks = 0;
+                tick = waited ? TICK_NANOS : Math.min(2 * tick, LONGEST_TICK_NANOS);
             } else if (++quietTicks >= QUIET_TICKS) {
                 quietTicks = 0;
+                tick = TICK_NANOS;
                 watchAsleep.set(true);
                 if (queue.isEmpty() && !shutdown) LockSupport.park(this);
                 watchAsleep.set(false);
                 continue;
+            } else {
+                tick = TICK_NANOS;
             }
-            LockSupport.parkNanos(this, TICK_NANOS);
+            LockSupport.parkNanos(this, tick);
         }
     }
 
