@@ -15,7 +15,7 @@ class CoarseClockTest {
             long coarse = CoarseClock.INSTANCE.wallTime();
             long after = System.currentTimeMillis();
             assertThat(coarse).isLessThanOrEqualTo(after);
-            // A tick is 10 ms; a second leaves room for a busy machine that delays the ticking thread.
+            // A tick is 100 ms; a second leaves room for a busy machine that delays the ticking thread.
             assertThat(coarse).isGreaterThan(before - 1_000);
         }
     }
