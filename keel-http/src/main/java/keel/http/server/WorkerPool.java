@@ -24,9 +24,10 @@ import java.util.concurrent.locks.LockSupport;
  * A busy thread takes the next task itself when it is done with one. So that a handler that blocks
  * its thread does not hold up the tasks behind it, a watch thread looks at the queue every
  * {@link #TICK_NANOS} while tasks come: a task first in the queue for a whole tick wakes every idle
- * thread the queue can use. While they flow without one waiting, it looks less and less often, down
- * to once every {@link #LONGEST_TICK_NANOS}, and closely again once one has waited. The watch sleeps
- * only after {@link #QUIET_TICKS} ticks without a task, so a steady stream of tasks never has to wake it. (Waking the next thread as each task is taken, as
+ * thread the queue can use. While tasks come and are taken at once (the queue empty at each tick),
+ * it looks less and less often, down to once every {@link #LONGEST_TICK_NANOS}, and every tick again
+ * once it finds one queued. The watch sleeps only after {@link #QUIET_TICKS} ticks without a task,
+ * so a steady stream of tasks never has to wake it. (Waking the next thread as each task is taken, as
  * {@link java.util.concurrent.ForkJoinPool}'s workers do, cost a wake-up and a context switch per
  * task on one CPU: the woken thread preempts the one that woke it.)
  *
@@ -47,9 +48,9 @@ final class WorkerPool {
     /** How often the watch looks for a task waiting behind busy threads while an idle one could take it. */
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /**
-     * The longest tick, reached while tasks flow without a stall: each tick costs the watch's wake-up,
-     * two context switches on the CPU of the threads it watches (some 1 % of a busy loop's CPU at one
-     * a millisecond), and a first stall after such a flow is seen within two of these.
+     * The longest tick, reached while tasks come and are taken at once: each tick costs the watch's
+     * wake-up, two context switches on the CPU of the threads it watches (some 1 % of a busy loop's
+     * CPU at one a millisecond); a task that then waits is seen within two of these.
      */
     private static final long LONGEST_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(8);
     /**
@@ -174,9 +175,9 @@ final class WorkerPool {
      * Every {@link #TICK_NANOS} while tasks come: a task that was first in the queue at the last
      * tick and still is waits behind busy threads (a blocked handler, or many slow ones); every idle
      * thread the queue can use is woken for it, and when none is left a pool that may grow starts
-     * threads for the stuck ones. Each tick that finds tasks flowing and none waiting doubles the
-     * next one, up to {@link #LONGEST_TICK_NANOS}; a task found waiting, or a tick without tasks,
-     * brings it back to {@link #TICK_NANOS}. Sleeps after {@link #QUIET_TICKS} ticks in which no task
+     * threads for the stuck ones. A tick that finds the queue empty though tasks came since the last
+     * one doubles the next, up to {@link #LONGEST_TICK_NANOS}; one that finds a task queued (a backlog
+     * is looked at every {@link #TICK_NANOS}), or no task since the last, brings it back. Sleeps after {@link #QUIET_TICKS} ticks in which no task
      * came, until one does.
      */
     private void watch() {
@@ -186,8 +187,7 @@ final class WorkerPool {
         while (!shutdown) {
             Runnable head = queue.peek();
             int stuck = stuckThreads();
-            boolean waited = head != null && head == lastHead;
-            if (waited) {
+            if (head != null && head == lastHead) {
                 int waiting = queue.size();
                 while (waiting > 0 && wake()) waiting--;
                 if (waiting > 0) grow(stuck);
@@ -196,7 +196,7 @@ final class WorkerPool {
             if (head != null || queuedSinceTick) {
                 queuedSinceTick = false;
                 quietTicks = 0;
-                tick = waited ? TICK_NANOS : Math.min(2 * tick, LONGEST_TICK_NANOS);
+                tick = head == null ? Math.min(2 * tick, LONGEST_TICK_NANOS) : TICK_NANOS;
             } else if (++quietTicks >= QUIET_TICKS) {
                 quietTicks = 0;
                 tick = TICK_NANOS;
