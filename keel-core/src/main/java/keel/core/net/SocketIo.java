@@ -23,9 +23,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * time goes through the {@code recvfrom(2)} and {@code sendto(2)} system calls on the socket's
  * descriptor (the FFM API, the buffer passed where it lies, heap or not); everything else, and every
  * call that does not simply move bytes, goes through the JDK's {@link SocketChannel}. They are made
- * through the C library's {@code syscall(2)}: its {@code recv} and {@code send} are thread
- * cancellation points, which switch asynchronous cancellation on and off around every call for
- * threads that never use it.
+ * through the C library's {@code syscall(2)}: glibc's {@code recv} and {@code send} are thread
+ * cancellation points, which (in glibc 2.36, Debian 12's) switch asynchronous cancellation on and off
+ * around every call, for threads that are never cancelled.
  * <p>
  * Why: the JDK's channel reads and writes with {@code read(2)} and {@code write(2)}, through the
  * kernel's file layer, copies a heap buffer into a direct one of its own first, and takes a lock and
@@ -131,7 +131,7 @@ final class SocketIo implements ByteChannel, GatheringByteChannel {
 
     /**
      * The C library's words for the errors a connected socket's {@code recv} and {@code send} return
-     * (Linux's numbers, the same on x86-64 and AArch64). Not {@code strerror}: a third downcall handle
+     * (Linux's numbers, the same on x86-64 and AArch64). Not {@code strerror}: a second downcall handle
      * would add its own start-up cost for a message.
      */
     static String describe(int errno) {

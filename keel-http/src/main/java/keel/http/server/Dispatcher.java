@@ -264,8 +264,9 @@ final class Dispatcher implements AutoCloseable {
             case WORKER_POOL -> {
                 boolean queued;
                 try {
-                    // The place goes back as the answer goes to the loop (or as the deadline answers): a
-                    // client that has read its answer never finds its own request still holding a place.
+                    // The place goes back as the answer goes to the loop (or as the deadline answers), a
+                    // run's with its last answer: a client that has read its answers never finds its own
+                    // requests still holding a place.
                     queued = offLoop.runOnWorker(release -> {
                         call.releasesWithAnswer(release);
                         if (run == null) return step(route, request, call);
@@ -283,11 +284,11 @@ final class Dispatcher implements AutoCloseable {
                 }
             }
             case VIRTUAL_THREAD -> {
-                if (!offLoop.tryAdmit(Execution.VIRTUAL_THREAD)) {
+                if (!offLoop.tryAdmitVirtualThread()) {
                     reject(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "virtual-thread concurrency limit reached", call);
                     return;
                 }
-                call.releasesWithAnswer(offLoop.release(Execution.VIRTUAL_THREAD));
+                call.releasesWithAnswer(offLoop.virtualThreadRelease());
                 if (run != null) exchange.runs(run); // the pipelined requests behind join before the run starts
                 TurnStarts.start(offLoop.newVirtualThread(run != null ? run : step(route, request, call)),
                         () -> refuse(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "a virtual thread could not start", call, run));

@@ -31,9 +31,6 @@ interface Exchange {
      */
     boolean reserveAnswer();
 
-    /** Gives back the place {@link #reserveAnswer} took, for a request that will not run after all. */
-    void releaseAnswer();
-
     /**
      * On the connection's loop, after {@link #reserveAnswer}: once {@code nanos} pass without an
      * answer, the exchange calls {@link Dispatcher#expire(HandlerCall, long)} there.
@@ -41,8 +38,9 @@ interface Exchange {
     void deadline(HandlerCall call, long nanos);
 
     /**
-     * On the connection's loop, before {@code dispatch} returns: the request runs as the first step
-     * of {@code run}, which may take the pipelined requests behind it ({@link Dispatcher#follow}).
+     * On the connection's loop, before {@code dispatch} returns and before {@code run} goes to its
+     * thread: the request runs as the first step of {@code run}, which takes the pipelined requests
+     * behind it here, in this call, or never ({@link Dispatcher#follow}).
      */
     void runs(PipelineRun run);
 

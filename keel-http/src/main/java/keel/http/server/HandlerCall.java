@@ -11,8 +11,9 @@ import java.util.function.Consumer;
 /**
  * One request's run of its handler, answered exactly once: by the handler, or by its deadline,
  * whichever comes first. The first answer gives back the permits the request holds (the route's
- * limit, its place in the worker pool or under the virtual-thread limit) and goes on; a later one is
- * dropped, so a handler that finishes after its deadline never sends a second response.
+ * limit, its place in the worker pool or under the virtual-thread limit; a pipelined run's place is
+ * held by its last request's call, {@link #passPlaceTo}) and goes on; a later one is dropped, so a
+ * handler that finishes after its deadline never sends a second response.
  *
  * <p>While the handler's code runs, the call knows its thread: the deadline interrupts it there
  * (a worker, a virtual thread, a blocking connection's thread), never afterwards, when the thread has
@@ -97,11 +98,17 @@ final class HandlerCall implements Consumer<Response> {
     boolean expire(Response timeout, Runnable onExpired) {
         if (!ANSWERED.compareAndSet(this, false, true)) return false;
         onExpired.run();
-        if (running instanceof Thread thread && thread != Thread.currentThread() && RUNNING.compareAndSet(this, thread, INTERRUPTING)) {
-            thread.interrupt();
-            running = null;
+        try {
+            if (running instanceof Thread thread && thread != Thread.currentThread() && RUNNING.compareAndSet(this, thread, INTERRUPTING)) {
+                try {
+                    thread.interrupt();
+                } finally {
+                    running = null; // the thread leaving waits for this
+                }
+            }
+        } finally {
+            finish(timeout);
         }
-        finish(timeout);
         return true;
     }
 
@@ -135,12 +142,13 @@ final class HandlerCall implements Consumer<Response> {
 
     /**
      * On the handler's thread, as its code returns. When the deadline has taken the thread to interrupt
-     * it, waits until it has (a few instructions), then clears the interrupt, so it hits nothing else.
+     * it, waits until it has (a few instructions, unless the interrupting thread lost its CPU meanwhile:
+     * this one then yields its own), then clears the interrupt, so it hits nothing else.
      */
     void leave() {
         if (deadlineNanos == 0) return;
         if (RUNNING.compareAndSet(this, Thread.currentThread(), null)) return;
-        while (running == INTERRUPTING) Thread.onSpinWait();
+        while (running == INTERRUPTING) Thread.yield();
         Thread.interrupted();
     }
 

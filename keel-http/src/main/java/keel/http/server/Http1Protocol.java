@@ -95,8 +95,6 @@ final class Http1Protocol implements Protocol, Exchange {
     private final Runnable takeAnswers = this::takeAnswers;
     /** While {@link #takeAnswers} hands on a burst: its answers not handed on yet. */
     private int answersInHand;
-    /** The run of the request being handled while pipelined requests may join it, else null. */
-    private PipelineRun run;
     /** The requests that joined it, in order; at most {@code server.pipeline-run}. Small until pipelining needs more. */
     private final ArrayDeque<Ahead> ahead = new ArrayDeque<>(3);
     /** What was parsed behind them and could not join (another execution, an error, a 100-continue): handled in its turn. */
@@ -171,13 +169,14 @@ final class Http1Protocol implements Protocol, Exchange {
     }
 
     /**
-     * While a synchronous handler runs off the loop: the complete requests buffered behind its request
-     * join its run while they can; the first that cannot is held for its turn, and so is a request
-     * that stops the run (one that is not safe to run ahead: it has a body, or asks to close).
+     * As a synchronous handler is handed off the loop: the complete requests buffered behind its
+     * request join its {@code run} while they can; the first that cannot is held for its turn, and so
+     * is a request that stops the run (one that is not safe to run ahead: it has a body, or asks to
+     * close). Only here, before the run goes to its thread: it takes no step after that.
      */
-    private void parseAhead(ByteBuffer in) {
+    private void parseAhead(PipelineRun run, ByteBuffer in) {
         int most = home.context().options().pools().pipelineRun();
-        while (run != null && ahead.size() < most && in.hasRemaining() && channel.isWritable()) {
+        while (ahead.size() < most && in.hasRemaining() && channel.isWritable()) {
             long parsedNanos = access == null ? 0 : channel.loop().lastNanoTime();
             ParseResult result = parser.parse(in);
             if (result instanceof ParseResult.NeedMore) return; // the rest of it is read in its turn
@@ -185,7 +184,6 @@ final class Http1Protocol implements Protocol, Exchange {
             HandlerCall call = request == null ? null : home.context().dispatcher().follow(run, request, onResponse, channel.loop(), this);
             if (call == null) {
                 held = result;
-                run = null;
                 return;
             }
             ahead.add(new Ahead(request, call, run.execution(), parsedNanos));
@@ -307,16 +305,15 @@ final class Http1Protocol implements Protocol, Exchange {
         return true;
     }
 
-    @Override
-    public void releaseAnswer() {
+    /** Gives back the place {@link #reserveAnswer} took, for an answer made here on the loop after all. */
+    private void releaseAnswer() {
         reservedAnswers--;
         channel.loop().cancelReservedTasks(1);
     }
 
     @Override
     public void runs(PipelineRun started) {
-        run = started;
-        if (input != null) parseAhead(input);
+        if (input != null) parseAhead(started, input);
     }
 
     /** The dispatcher's answer: moves the response onto the channel's loop, in the place {@link #reserveAnswer} took. */
@@ -455,7 +452,6 @@ final class Http1Protocol implements Protocol, Exchange {
             takeTurn(next);
             return;
         }
-        run = null;
         state = State.READING;
         if (held != null) {
             ParseResult turn = held;
@@ -496,7 +492,6 @@ final class Http1Protocol implements Protocol, Exchange {
         }
         ahead.clear();
         held = null;
-        run = null;
     }
 
     private void respondAndClose(Response response) {

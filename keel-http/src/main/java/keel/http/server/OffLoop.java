@@ -22,7 +22,6 @@ final class OffLoop implements AutoCloseable {
     private final Semaphore virtualPermits;
     private final int virtualThreadLimit;
     /** Made once: a method reference made per request would allocate on every request. */
-    private final Runnable releaseWorkerPermit;
     private final Runnable releaseVirtualPermit;
     /** One name for all: a numbered name would cost a string and a shared counter's atomic update per thread (its id tells them apart). */
     private final ThreadFactory virtualThreads;
@@ -41,22 +40,17 @@ final class OffLoop implements AutoCloseable {
         this.virtualThreads = pools.virtualScheduler() == VirtualScheduler.KEEL
                 ? VirtualCarriers.factory("keel-vt")
                 : Thread.ofVirtual().name("keel-vt").factory();
-        this.releaseWorkerPermit = workerPermits::release;
         this.releaseVirtualPermit = virtualPermits::release;
     }
 
-    /** Takes a place for a handler under {@code execution} ({@code WORKER_POOL} or {@code VIRTUAL_THREAD}); false when none is left. */
-    boolean tryAdmit(Execution execution) {
-        return permits(execution).tryAcquire();
+    /** Takes a place under the virtual-thread limit; false when none is left. */
+    boolean tryAdmitVirtualThread() {
+        return virtualPermits.tryAcquire();
     }
 
-    /** What gives back a place {@link #tryAdmit} took under {@code execution}. */
-    Runnable release(Execution execution) {
-        return execution == Execution.WORKER_POOL ? releaseWorkerPermit : releaseVirtualPermit;
-    }
-
-    private Semaphore permits(Execution execution) {
-        return execution == Execution.WORKER_POOL ? workerPermits : virtualPermits;
+    /** What gives back a place {@link #tryAdmitVirtualThread} took. */
+    Runnable virtualThreadRelease() {
+        return releaseVirtualPermit;
     }
 
     /**
@@ -88,7 +82,7 @@ final class OffLoop implements AutoCloseable {
         return true;
     }
 
-    /** A virtual thread, not started, for a task that holds a place {@link #tryAdmit} took. */
+    /** A virtual thread, not started, for a task that holds a place {@link #tryAdmitVirtualThread} took. */
     Thread newVirtualThread(Runnable task) {
         return virtualThreads.newThread(task);
     }
