@@ -61,6 +61,7 @@ final class WorkerPool {
     private static final int QUIET_TICKS = 64;
     /** How long a thread must wait on one task, using little CPU, to count as stuck (a pool that may grow). */
     private static final long STUCK_NANOS = TimeUnit.MILLISECONDS.toNanos(4);
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     /** Slots up to the maximum; the first {@link #threadCount} hold started threads. */
     private final Worker[] workers;
     private final String prefix;
@@ -177,8 +178,8 @@ final class WorkerPool {
      * thread the queue can use is woken for it, and when none is left a pool that may grow starts
      * threads for the stuck ones. A tick that finds the queue empty though tasks came since the last
      * one doubles the next, up to {@link #LONGEST_TICK_NANOS}; one that finds a task queued (a backlog
-     * is looked at every {@link #TICK_NANOS}), or no task since the last, brings it back. Sleeps after {@link #QUIET_TICKS} ticks in which no task
-     * came, until one does.
+     * is looked at every {@link #TICK_NANOS}), or no task since the last, brings it back. Sleeps
+     * after {@link #QUIET_TICKS} ticks in which no task came, until one does.
      */
     private void watch() {
         Runnable lastHead = null;
@@ -193,19 +194,16 @@ final class WorkerPool {
                 if (waiting > 0) grow(stuck);
             }
             lastHead = head;
+            tick = head == null && queuedSinceTick ? Math.min(2 * tick, LONGEST_TICK_NANOS) : TICK_NANOS;
             if (head != null || queuedSinceTick) {
                 queuedSinceTick = false;
                 quietTicks = 0;
-                tick = head == null ? Math.min(2 * tick, LONGEST_TICK_NANOS) : TICK_NANOS;
             } else if (++quietTicks >= QUIET_TICKS) {
                 quietTicks = 0;
-                tick = TICK_NANOS;
                 watchAsleep.set(true);
                 if (queue.isEmpty() && !shutdown) LockSupport.park(this);
                 watchAsleep.set(false);
                 continue;
-            } else {
-                tick = TICK_NANOS;
             }
             LockSupport.parkNanos(this, tick);
         }
@@ -238,9 +236,8 @@ final class WorkerPool {
 
     /** The thread's CPU time in nanoseconds; 0 where the JVM cannot tell (every thread on one task then counts as waiting). */
     private static long cpuTime(Thread thread) {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        if (!threads.isThreadCpuTimeSupported()) return 0;
-        return Math.max(0, threads.getThreadCpuTime(thread.threadId()));
+        if (!THREADS.isThreadCpuTimeSupported()) return 0;
+        return Math.max(0, THREADS.getThreadCpuTime(thread.threadId()));
     }
 
     /** Starts threads until {@link #coreThreads} of them are not stuck, within the maximum; the watch's thread only. */
