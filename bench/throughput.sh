@@ -10,8 +10,17 @@
 #   and style, then for every route x style a warm-up run that is thrown away
 #   and a measured run of DURATION seconds:
 #     wrk -t1 -c64 -d10s --latency URL    (pipelined: -s bench/wrk/pipeline.lua URL -- 16)
-#   Styles: "keep-alive" (one request in flight per connection) and
-#   "pipelined" (16 requests per write, TechEmpower plaintext style).
+#   Styles: "keep-alive" (one request in flight per connection),
+#   "pipelined" (16 requests per write, TechEmpower plaintext style) and
+#   "fixed-rate": keep-alive requests at RATE a second, open loop, from
+#   bench/overload-driver (one thread, FIXED_RATE_CONNECTIONS connections, each
+#   millisecond what is due on the connection idle the longest) in place of
+#   wrk, for its warm-ups too. wrk sends a request as soon as the answer
+#   before it came, so with keep-alive whichever of wrk and the server is
+#   slower sets the pace: a server cheaper than wrk waits for it, and each of
+#   its waits costs a sleep and a wake-up, which one that wrk keeps busy never
+#   pays. At a fixed rate every server gets the same requests at the same
+#   times, and pays for the same waits.
 #   Around the measured run it reads the server JVM's utime+stime from
 #   /proc/PID/stat (JIT, GC and every other JVM thread included) and counts
 #   its write system calls with perf's syscall tracepoints (perf stat -p PID).
@@ -20,9 +29,11 @@
 #   holds for all modes alike.
 #
 # How to read the table
-#   req/s        wrk's Requests/sec (each pipelined response counts as one).
+#   req/s        wrk's Requests/sec (each pipelined response counts as one);
+#                fixed-rate: the answers the driver got a second.
 #   p50, p99     wrk's latency percentiles in ms. Pipelined runs get one sample
-#                per batch of 16, so their latencies are per batch.
+#                per batch of 16, so their latencies are per batch. Fixed-rate:
+#                the driver's, of the 200 answers, from each request's send.
 #   cpu us/req   server CPU time / requests: the cost of one request, lower is
 #                better. It stays meaningful when wrk, not the server, is the
 #                bottleneck (see srv cpu%), which req/s does not.
@@ -52,12 +63,16 @@
 #                (steal in /proc/stat) while this one wanted it: on a shared
 #                virtual machine a row with much of it (noted cpu-stolen from
 #                5%) ran slower, and its srv cpu% reads lower, for that reason.
-#   notes        socket errors and non-2xx responses reported by wrk, if any;
+#   notes        socket errors and non-2xx responses reported by wrk or the
+#                driver, if any (the driver's also timeouts, and unsent= the
+#                share of the requests it could not send when it reached 5 %:
+#                every connection waited for an answer, the rate was not held);
 #                cpu-stolen when stolen% reached 5.
 #   Below the table, the ratios of two modes of the run, per route and style,
 #   each with its goal (ok / MISSED) when it has one:
 #     req/s pipelined, keel-nio-event-loop / netty-epoll          goal >= 1.6x
-#     cpu us/req keep-alive, keel-nio-event-loop / netty-epoll     goal <= 0.95x
+#     cpu us/req keep-alive and fixed-rate, keel-nio-event-loop /
+#       netty-epoll                                                goal <= 0.95x
 #     the same two against vertx (no goal)
 #     cpu us/req of keel-nio-virtual-thread, keel-nio-worker-pool and
 #       keel-nio-async over keel-nio-event-loop's                  goal <= 1.3x
@@ -74,7 +89,7 @@
 #   compare rows of one run rather than numbers across runs.
 #
 # Usage
-#   bench/throughput.sh                      # all modes, ~17 min with the defaults
+#   bench/throughput.sh                      # all modes, ~25 min with the defaults
 #   MODES="keel-nio-event-loop netty-epoll vertx" DURATION=5 bench/throughput.sh
 #   BASE_BIN=/tmp/wt-base/bin/keel MODES="keel-nio-virtual-thread" ROUNDS=3 bench/throughput.sh
 #
@@ -89,6 +104,11 @@
 #   JIT_WARMUP [WARMUP] seconds per route and style of a first pass over all of
 #                      them right after each server starts (0 = none)
 #   CONNECTIONS [64]   wrk connections
+#   RATE [40000]       requests a second of the fixed-rate style: below what
+#                      every server and the driver (one CPU) can do, so that
+#                      none of them sets the pace
+#   FIXED_RATE_CONNECTIONS [128]  the driver's connections: with 64 it left
+#                      5-7 % of RATE unsent here (every connection waiting)
 #   PIPELINE [16]      requests per batch in the pipelined style
 #   MODES              subset of the modes below [all of them but netty-nio]:
 #     keel-nio-event-loop            handlers on the event loop (--loops 1)
@@ -128,7 +148,7 @@
 #                      pipelined run); by default only its first lines stay, in
 #                      <results>/keel-nio-event-loop-accesslog.access.sample.log
 #   ROUTES [hello json]          routes under /benchmark/
-#   STYLES [keep-alive pipelined]
+#   STYLES [keep-alive pipelined fixed-rate]
 #   PORT [18080]       port the server under test listens on (must be free)
 #   SERVER_CPU [0], CLIENT_CPU [1]   CPUs for taskset
 #   READY_TIMEOUT [60] seconds to wait for a server to answer its health check
@@ -164,7 +184,9 @@ CONNECTIONS=${CONNECTIONS:-64}
 PIPELINE=${PIPELINE:-16}
 MODES=${MODES:-$DEFAULT_MODES}
 ROUTES=${ROUTES:-hello json}
-STYLES=${STYLES:-keep-alive pipelined}
+STYLES=${STYLES:-keep-alive pipelined fixed-rate}
+RATE=${RATE:-40000}
+FIXED_RATE_CONNECTIONS=${FIXED_RATE_CONNECTIONS:-128}
 PORT=${PORT:-18080}
 SERVER_CPU=${SERVER_CPU:-0}
 CLIENT_CPU=${CLIENT_CPU:-1}
@@ -174,17 +196,20 @@ BASE_BIN=${BASE_BIN:-}
 READY_TIMEOUT=${READY_TIMEOUT:-60}
 JIT_WARMUP=${JIT_WARMUP:-$WARMUP}
 PIPELINE_LUA="$BENCH_DIR/wrk/pipeline.lua"
+DRIVER_SRC="$BENCH_DIR/overload-driver/OverloadDriver.java"
+DRIVER_CLASSES="$BENCH_DIR/overload-driver/target"
 
 # shellcheck source-path=SCRIPTDIR source=lib/bench.sh
 source "$BENCH_DIR/lib/bench.sh"
 
 # ---------------------------------------------------------------- checks ---
 
-require_integers ROUNDS DURATION WARMUP JIT_WARMUP CONNECTIONS PIPELINE PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT
+require_integers ROUNDS DURATION WARMUP JIT_WARMUP CONNECTIONS PIPELINE RATE FIXED_RATE_CONNECTIONS PORT SERVER_CPU CLIENT_CPU READY_TIMEOUT
 (( ROUNDS > 0 )) || die "ROUNDS must be > 0"
 (( DURATION > 0 )) || die "DURATION must be > 0"
 (( CONNECTIONS > 0 )) || die "CONNECTIONS must be > 0"
 (( PIPELINE > 0 )) || die "PIPELINE must be > 0"
+(( RATE > 0 && FIXED_RATE_CONNECTIONS > 0 )) || die "RATE and FIXED_RATE_CONNECTIONS must be > 0"
 
 for m in $MODES; do
   [[ " $ALL_MODES " == *" $m "* ]] || die "unknown mode '$m' (known: $ALL_MODES)"
@@ -193,7 +218,7 @@ for r in $ROUTES; do
   [[ $r =~ ^[A-Za-z0-9._-]+$ ]] || die "bad route '$r' (expected e.g. hello or json)"
 done
 for s in $STYLES; do
-  [[ $s == keep-alive || $s == pipelined ]] || die "unknown style '$s' (known: keep-alive pipelined)"
+  [[ $s == keep-alive || $s == pipelined || $s == fixed-rate ]] || die "unknown style '$s' (known: keep-alive pipelined fixed-rate)"
 done
 [[ -n ${MODES// } ]] || die "MODES is empty"
 KEEL_MODES=""
@@ -235,6 +260,10 @@ if [[ " $MODES " == *" keel-"* ]]; then KEEL_NATIVE_IO=$(native_io_flag "$KEEL_B
 if [[ -n $BASE_BIN ]]; then BASE_NATIVE_IO=$(native_io_flag "$BASE_BIN"); fi
 if [[ " $MODES " == *" netty-"* ]]; then build_hello_jar netty-hello; fi
 if [[ " $MODES " == *" vertx "* ]]; then build_hello_jar vertx-hello; fi
+if [[ " $STYLES " == *" fixed-rate "* ]]; then
+  mkdir -p "$DRIVER_CLASSES"
+  "$JAVA_HOME/bin/javac" -d "$DRIVER_CLASSES" "$DRIVER_SRC" || die "compiling $DRIVER_SRC failed"
+fi
 
 make_out_dir
 TSV="$OUT/results.tsv"
@@ -312,9 +341,16 @@ start_server() { # mode log_file (in place of the lib's, which starts Keel only)
 
 # ------------------------------------------------------------------- runs ---
 
-# wrk on url in the given style for seconds; $1 is the output file, options after seconds go to wrk.
+# wrk on url in the given style for seconds (the driver for fixed-rate); $1 is the output file,
+# options after seconds go to wrk.
 drive() { # out style url seconds [wrk options...]
   local out=$1 style=$2 url=$3 seconds=$4
+  if [[ $style == fixed-rate ]]; then
+    run_client "$out" "$JAVA_HOME/bin/java" -cp "$DRIVER_CLASSES" OverloadDriver load --port "$PORT" \
+      --path "/${url#http://*/}" --connections "$FIXED_RATE_CONNECTIONS" --rate "$RATE" --duration "$seconds" --warmup 0 \
+      --timeout-ms 2000
+    return
+  fi
   local args=(-t1 "-c$CONNECTIONS" "-d${seconds}s" "${@:5}")
   if [[ $style == pipelined ]]; then args+=(-s "$PIPELINE_LUA" "$url" -- "$PIPELINE"); else args+=("$url"); fi
   run_wrk "$out" "${args[@]}"
@@ -335,6 +371,22 @@ thread_ticks() {
   if $found; then echo "$user $sys"; fi
 }
 JIT_THREADS='C[12] CompilerThre*'
+
+# The driver's output file and its seconds -> "answers answers/s p50_ms p99_ms notes", as parse_wrk's.
+parse_driver() {
+  local line
+  line=$(grep '^offered=' "$1" | tail -n 1) || { echo "0 -1 -1 -1 unparsable-driver-output"; return; }
+  awk -v seconds="$2" -v line="$line" 'BEGIN {
+    n = split(line, kv, " "); for (i = 1; i <= n; i++) { split(kv[i], p, "="); v[p[1]] = p[2] }
+    answers = v["ok"] + v["shed"] + v["other"]; notes = ""
+    if (v["shed"] + v["other"] > 0) notes = notes "non-2xx=" (v["shed"] + v["other"]) " "
+    if (v["errors"] + v["connect_errors"] > 0) notes = notes "errors=" (v["errors"] + v["connect_errors"]) " "
+    if (v["timeouts"] > 0) notes = notes "timeouts=" v["timeouts"] " "
+    if (v["offered"] > 0 && v["unsent"] / v["offered"] >= 0.05) notes = notes sprintf("unsent=%.0f%%", 100 * v["unsent"] / v["offered"])
+    sub(/ +$/, "", notes); gsub(/ /, ",", notes)
+    printf "%d %.0f %s %s %s\n", answers, answers / seconds, v["ok_p50"], v["ok_p99"], (notes == "" ? "-" : notes)
+  }'
+}
 
 run_mode() {
   local mode=$1 route style url tag raw before after t0 t1
@@ -378,7 +430,11 @@ run_mode() {
       writer_after=$(thread_ticks keel-access-log)
       jit_after=$(thread_ticks "$JIT_THREADS")
       stop_write_count
-      read -r reqs rps p50 p99 _ notes < <(parse_wrk <"$raw")
+      if [[ $style == fixed-rate ]]; then
+        read -r reqs rps p50 p99 notes < <(parse_driver "$raw" "$DURATION")
+      else
+        read -r reqs rps p50 p99 _ notes < <(parse_wrk <"$raw")
+      fi
       read -r cpu_us user_us cpu_pct < <(cpu_cost "$before" "$after" "$((t1 - t0))" "$reqs")
       jit_us=-1
       if [[ -n $jit_before && -n $jit_after ]]; then read -r jit_us _ < <(cpu_cost "$jit_before" "$jit_after" "$((t1 - t0))" "$reqs"); fi
@@ -474,23 +530,23 @@ render_table() {
 # ran, one column per route and style; a style the comparison does not cover stays empty.
 RATIOS='label|numerator|denominator|field|styles|goal
 req/s, Keel event loop / Netty epoll|keel-nio-event-loop|netty-epoll|req_s|pipelined|>= 1.6
-cpu µs/req, Keel event loop / Netty epoll|keel-nio-event-loop|netty-epoll|cpu_us_req|keep-alive|<= 0.95
+cpu µs/req, Keel event loop / Netty epoll|keel-nio-event-loop|netty-epoll|cpu_us_req|keep-alive fixed-rate|<= 0.95
 req/s, Keel event loop / Vert.x|keel-nio-event-loop|vertx|req_s|pipelined|
-cpu µs/req, Keel event loop / Vert.x|keel-nio-event-loop|vertx|cpu_us_req|keep-alive|
-cpu µs/req, virtual-thread / event loop|keel-nio-virtual-thread|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|<= 1.3
-cpu µs/req, worker-pool / event loop|keel-nio-worker-pool|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|<= 1.3
-cpu µs/req, async handlers / event loop|keel-nio-async|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|<= 1.3
-cpu µs/req, metrics on / off|keel-nio-event-loop|keel-nio-event-loop-nometrics|cpu_us_req|keep-alive pipelined|<= 1.05
-cpu µs/req, guard on / off|keel-nio-event-loop|keel-nio-event-loop-noguard|cpu_us_req|keep-alive pipelined|
-cpu µs/req, NATIVE_IO / the JDK socket channel|keel-nio-event-loop|keel-nio-event-loop-jdkio|cpu_us_req|keep-alive pipelined|
-cpu µs/req, virtual threads on Keel carriers / on the JDK scheduler|keel-nio-virtual-thread|keel-nio-virtual-thread-jdk|cpu_us_req|keep-alive pipelined|
-cpu µs/req, access log on / off|keel-nio-event-loop-accesslog|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|<= 1.1
-cpu µs/req, access log with its pages kept in the page cache on / off|keel-nio-event-loop-accesslog-cached|keel-nio-event-loop|cpu_us_req|keep-alive pipelined|'
+cpu µs/req, Keel event loop / Vert.x|keel-nio-event-loop|vertx|cpu_us_req|keep-alive fixed-rate|
+cpu µs/req, virtual-thread / event loop|keel-nio-virtual-thread|keel-nio-event-loop|cpu_us_req|keep-alive pipelined fixed-rate|<= 1.3
+cpu µs/req, worker-pool / event loop|keel-nio-worker-pool|keel-nio-event-loop|cpu_us_req|keep-alive pipelined fixed-rate|<= 1.3
+cpu µs/req, async handlers / event loop|keel-nio-async|keel-nio-event-loop|cpu_us_req|keep-alive pipelined fixed-rate|<= 1.3
+cpu µs/req, metrics on / off|keel-nio-event-loop|keel-nio-event-loop-nometrics|cpu_us_req|keep-alive pipelined fixed-rate|<= 1.05
+cpu µs/req, guard on / off|keel-nio-event-loop|keel-nio-event-loop-noguard|cpu_us_req|keep-alive pipelined fixed-rate|
+cpu µs/req, NATIVE_IO / the JDK socket channel|keel-nio-event-loop|keel-nio-event-loop-jdkio|cpu_us_req|keep-alive pipelined fixed-rate|
+cpu µs/req, virtual threads on Keel carriers / on the JDK scheduler|keel-nio-virtual-thread|keel-nio-virtual-thread-jdk|cpu_us_req|keep-alive pipelined fixed-rate|
+cpu µs/req, access log on / off|keel-nio-event-loop-accesslog|keel-nio-event-loop|cpu_us_req|keep-alive pipelined fixed-rate|<= 1.1
+cpu µs/req, access log with its pages kept in the page cache on / off|keel-nio-event-loop-accesslog-cached|keel-nio-event-loop|cpu_us_req|keep-alive pipelined fixed-rate|'
 
 render_ratios() {
   local ratios=$RATIOS m
   if [[ -n $BASE_BIN ]]; then
-    for m in $KEEL_MODES; do ratios+=$'\n'"cpu µs/req, $m: this build / base|$m|base-$m|cpu_us_req|keep-alive pipelined|"; done
+    for m in $KEEL_MODES; do ratios+=$'\n'"cpu µs/req, $m: this build / base|$m|base-$m|cpu_us_req|keep-alive pipelined fixed-rate|"; done
   fi
   awk -F '\t' -v ratios="$ratios" -v dropped="${ACCESS_DROPPED:-}" '
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
@@ -548,6 +604,7 @@ emit_table() {
     echo
     echo "wrk -t1 -c$CONNECTIONS, ${DURATION}s measured after ${WARMUP}s warm-up$( ((ROUNDS > 1)) && echo ", medians of $ROUNDS rounds"); pipelined = $PIPELINE per batch" \
       "(one write per batch: $(awk -v p="$PIPELINE" 'BEGIN { printf "%.4f", 1 / p }') writes/req);" \
+      "$([[ " $STYLES " == *" fixed-rate "* ]] && echo "fixed-rate = $RATE req/s offered open loop on $FIXED_RATE_CONNECTIONS connections by bench/overload-driver;")" \
       "server on CPU $SERVER_CPU, wrk on CPU $CLIENT_CPU; $("$JAVA_HOME/bin/java" -version 2>&1 | head -n 1);" \
       "$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true);" \
       "$(git_desc)$(keel_build); load average (1, 5, 15 min) at the start: $LOAD_START, at the end: $(load_average)"
