@@ -37,9 +37,11 @@ final class OffLoop implements AutoCloseable {
         if (startWorkers) workers.start();
         this.virtualThreadLimit = pools.virtualThreadLimit();
         this.virtualPermits = new Semaphore(virtualThreadLimit);
-        this.virtualThreads = pools.virtualScheduler() == VirtualScheduler.KEEL
-                ? VirtualCarriers.factory("keel-vt")
-                : Thread.ofVirtual().name("keel-vt").factory();
+        this.virtualThreads = switch (pools.virtualScheduler()) {
+            case KEEL -> VirtualCarriers.factory("keel-vt");
+            case LOOP -> VirtualCarriers.onLoops("keel-vt");
+            case JDK -> Thread.ofVirtual().name("keel-vt").factory();
+        };
         this.releaseVirtualPermit = virtualPermits::release;
     }
 

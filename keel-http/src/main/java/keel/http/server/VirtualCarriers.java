@@ -1,10 +1,12 @@
 package keel.http.server;
 
 import keel.core.log.Log;
+import keel.core.loop.EventLoop;
 import keel.core.net.NativeCalls;
 
 import java.lang.reflect.Constructor;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -26,6 +28,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * JDK's own knobs, which mean the same for its scheduler). The queue holds at most one task per live
  * virtual thread of this scheduler (a thread is queued only when it can run, once), and virtual
  * threads are bounded by their executions' limits.
+ *
+ * <p>{@link #onLoops} gives threads carried by the loop that starts them instead
+ * ({@link VirtualScheduler#LOOP}): no carrier to wake, no hand-over to another thread.
  *
  * <p>The JDK lets a virtual thread's scheduler be chosen only through a constructor of its own
  * ({@code java.lang.ThreadBuilders$VirtualThreadBuilder(Executor)}), reached when the JVM opens
@@ -60,26 +65,48 @@ final class VirtualCarriers {
 
     /** Virtual threads named {@code name} on Keel's carriers, or on the JDK's scheduler when the JVM does not allow it. */
     static ThreadFactory factory(String name) {
-        if (BUILDER != null) {
+        return BUILDER == null ? onJdkScheduler(name, UNAVAILABLE) : factory(name, carriers()::execute);
+    }
+
+    /**
+     * Virtual threads named {@code name}, each carried by the event loop that starts it
+     * ({@link VirtualScheduler#LOOP}): its continuations are tasks of that loop. Started off any loop,
+     * a thread goes to Keel's carriers; so does a continuation the loop refuses (its task queue full,
+     * or the loop stopped), so that none is lost. Threads that such a thread starts share its loop.
+     */
+    static ThreadFactory onLoops(String name) {
+        if (BUILDER == null) return onJdkScheduler(name, UNAVAILABLE);
+        ThreadFactory elsewhere = factory(name); // the carriers start here, off any loop, for what a loop refuses
+        ThreadLocal<ThreadFactory> perLoop = ThreadLocal.withInitial(() -> factory(name, onLoop(EventLoop.current())));
+        return task -> (EventLoop.current() != null ? perLoop.get() : elsewhere).newThread(task);
+    }
+
+    private static Executor onLoop(EventLoop loop) {
+        return continuation -> {
             try {
-                Executor scheduler = carriers()::execute;
-                return ((Thread.Builder.OfVirtual) BUILDER.newInstance(scheduler)).name(name).factory();
-            } catch (ReflectiveOperationException | RuntimeException refused) {
-                sayFallback(refused.toString());
-                return Thread.ofVirtual().name(name).factory();
+                loop.execute(continuation);
+            } catch (RejectedExecutionException refused) {
+                carriers().execute(continuation);
             }
+        };
+    }
+
+    private static ThreadFactory factory(String name, Executor scheduler) {
+        try {
+            return ((Thread.Builder.OfVirtual) BUILDER.newInstance(scheduler)).name(name).factory();
+        } catch (ReflectiveOperationException | RuntimeException refused) {
+            return onJdkScheduler(name, refused.toString());
         }
-        sayFallback(UNAVAILABLE);
+    }
+
+    private static ThreadFactory onJdkScheduler(String name, String why) {
+        if (FALLBACK_SAID.compareAndSet(false, true)) LOG.info("virtual_threads_on_jdk_scheduler", "reason", why);
         return Thread.ofVirtual().name(name).factory();
     }
 
     /** True when {@link #factory} gives threads on Keel's carriers. */
     static boolean available() {
         return BUILDER != null;
-    }
-
-    private static void sayFallback(String why) {
-        if (FALLBACK_SAID.compareAndSet(false, true)) LOG.info("virtual_threads_on_jdk_scheduler", "reason", why);
     }
 
     /** The JVM's carriers, started on first use (off any loop: a server builds its executions before it opens its port). */

@@ -5,5 +5,13 @@ public enum VirtualScheduler {
     /** Keel's carrier threads, woken once per loop turn, where the JVM allows it; the JDK's scheduler elsewhere. */
     KEEL,
     /** The JDK's {@code ForkJoinPool}, shared with every other virtual thread of the JVM. */
-    JDK
+    JDK,
+    /**
+     * The loop of the request's connection: its thread carries the virtual thread between its turns,
+     * with no thread to wake and no hand-over, and takes up its other channels whenever the virtual
+     * thread blocks and unmounts. A virtual thread that computes for long, or blocks pinned to its
+     * carrier (a native call, a file read, a class initialiser), holds the loop as an event-loop
+     * handler would. Where the JVM does not allow a chosen scheduler, the JDK's.
+     */
+    LOOP
 }

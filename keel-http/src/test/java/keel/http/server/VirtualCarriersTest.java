@@ -45,6 +45,88 @@ class VirtualCarriersTest {
         }
     }
 
+    @Test
+    void theConnectionsLoopCarriesItsVirtualThreadWhenAskedFor() throws Exception {
+        try (TestServer server = TestServer.start(carrierRoute(),
+                b -> b.loops(1).execution(Execution.VIRTUAL_THREAD).virtualScheduler(VirtualScheduler.LOOP))) {
+            assertThat(get(server, "/carrier").body()).contains("keel-vt").contains("@keel-loop-");
+        }
+    }
+
+    @Test
+    void aVirtualThreadWaitingOnItsLoopLeavesTheLoopToTheOtherConnections() throws Exception {
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Router router = carrierRoute().get("/wait", request -> {
+            entered.countDown();
+            try {
+                return Response.ok(release.await(10, TimeUnit.SECONDS) ? "released" : "timed out");
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                return Response.status(500);
+            }
+        });
+        try (TestServer server = TestServer.start(router,
+                b -> b.loops(1).execution(Execution.VIRTUAL_THREAD).virtualScheduler(VirtualScheduler.LOOP))) {
+            CompletableFuture<HttpResponse<String>> waiting =
+                    CLIENT.sendAsync(HttpRequest.newBuilder(server.uri("/wait")).build(), HttpResponse.BodyHandlers.ofString());
+            try {
+                assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+                // The one loop answers another connection while the first request's thread waits, unmounted.
+                HttpResponse<String> other = get(server, "/carrier");
+                assertThat(other.body()).contains("@keel-loop-");
+                assertThat(waiting).isNotDone();
+            } finally {
+                release.countDown();
+            }
+            assertThat(waiting.get(10, TimeUnit.SECONDS).body()).isEqualTo("released");
+        }
+    }
+
+    @Test
+    void aPipelinedBatchRunsOnOneVirtualThreadItsLoopCarries() {
+        Router router = new Router().get("/thread", request -> Response.ok(request.queryParam("i").orElse("?") + " " + Thread.currentThread()));
+        try (TestServer server = TestServer.start(Wire.NIO, router,
+                b -> b.loops(1).execution(Execution.VIRTUAL_THREAD).virtualScheduler(VirtualScheduler.LOOP));
+             RawClient client = server.raw()) {
+            StringBuilder burst = new StringBuilder();
+            for (int i = 0; i < 8; i++) burst.append(RawClient.get("/thread?i=" + i));
+            client.send(burst.toString());
+            String firstThread = null;
+            for (int i = 0; i < 8; i++) {
+                String[] answer = client.read().body().split(" ", 2); // "3 VirtualThread[#41,keel-vt]/runnable@keel-loop-0"
+                assertThat(answer[0]).as("answers in request order").isEqualTo(Integer.toString(i));
+                assertThat(answer[1]).contains("@keel-loop-");
+                String thread = answer[1].substring(0, answer[1].indexOf(']'));
+                if (firstThread == null) firstThread = thread;
+                assertThat(thread).as("request %d ran on the first one's virtual thread", i).isEqualTo(firstThread);
+            }
+        }
+    }
+
+    @Test
+    void aVirtualThreadOnItsLoopPastItsDeadlineIsInterruptedAndAnswered503() throws Exception {
+        CountDownLatch interrupted = new CountDownLatch(1);
+        Router router = new Router()
+                .get("/wait", request -> {
+                    try {
+                        new CountDownLatch(1).await(10, TimeUnit.SECONDS);
+                        return Response.ok("not interrupted");
+                    } catch (InterruptedException expected) {
+                        interrupted.countDown();
+                        return Response.ok("interrupted");
+                    }
+                })
+                .get("/fast", request -> Response.ok("fast"));
+        try (TestServer server = TestServer.start(Wire.NIO, router, ServerObserver.NONE,
+                b -> b.loops(1).execution(Execution.VIRTUAL_THREAD).virtualScheduler(VirtualScheduler.LOOP).handlerDeadline(Duration.ofMillis(200)));
+             RawClient client = server.raw()) {
+            assertThat(client.send(RawClient.get("/wait")).timeout(5_000).read().status()).isEqualTo(503);
+            assertThat(interrupted.await(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(client.send(RawClient.get("/fast")).read().body()).isEqualTo("fast");
+        }
+    }
+
     /** Outside the class below: reading it there would wait for that class's initialiser too. */
     private static final CountDownLatch RELEASE = new CountDownLatch(1);
 
