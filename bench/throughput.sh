@@ -80,6 +80,8 @@
 #       keel-nio-event-loop-nometrics)                             goal <= 1.05x
 #     cpu us/req, access log on / off                            goal <= 1.1x
 #     cpu us/req, guard on / off (no goal)
+#     cpu us/req of keel-nio-virtual-thread-loop over keel-nio-event-loop's
+#       (no goal: an opt-in scheduler)
 #   and the access log lines the server dropped (its queue was full). For the
 #   access log mode, progress also gives the part of cpu us/req spent by its
 #   writer threads (keel-access-log: the file's writes, mostly the kernel's, and
@@ -140,6 +142,9 @@
 #                                    --virtual-thread-scheduler jdk: the pair
 #                                    prices Keel's carriers against the JDK's
 #                                    ForkJoinPool
+#     keel-nio-virtual-thread-loop   keel-nio-virtual-thread with
+#                                    --virtual-thread-scheduler loop: the
+#                                    loop carries its requests' virtual threads
 #   NATIVE_IO [false]  Keel's --native-io in every keel-* mode whose build knows
 #                      the flag (true: channels read and write through recv and
 #                      send, as netty-epoll runs Netty's native transport; false:
@@ -175,7 +180,7 @@ ROOT=$(cd "$BENCH_DIR/.." && pwd)
 DEFAULT_MODES="keel-nio-event-loop keel-nio-event-loop-nometrics keel-nio-event-loop-noguard keel-nio-event-loop-accesslog \
   keel-nio-event-loop-accesslog-cached \
   keel-nio-async keel-nio-worker-pool keel-nio-virtual-thread keel-blocking-platform keel-blocking-virtual netty-epoll vertx"
-ALL_MODES="$DEFAULT_MODES netty-nio keel-nio-event-loop-jdkio keel-nio-virtual-thread-jdk"
+ALL_MODES="$DEFAULT_MODES netty-nio keel-nio-event-loop-jdkio keel-nio-virtual-thread-jdk keel-nio-virtual-thread-loop"
 NATIVE_IO=${NATIVE_IO:-false}
 DURATION=${DURATION:-10}
 ROUNDS=${ROUNDS:-1}
@@ -303,6 +308,8 @@ server_cmd() { # mode -> command line (array SERVER_CMD); base-<mode> is <mode> 
     keel-nio-virtual-thread) SERVER_CMD=("${keel[@]}" --transport nio --execution virtual-thread --loops 1) ;;
     keel-nio-virtual-thread-jdk)
       SERVER_CMD=("${keel[@]}" --transport nio --execution virtual-thread --loops 1 --virtual-thread-scheduler jdk) ;;
+    keel-nio-virtual-thread-loop)
+      SERVER_CMD=("${keel[@]}" --transport nio --execution virtual-thread --loops 1 --virtual-thread-scheduler loop) ;;
     keel-blocking-platform)  SERVER_CMD=("${keel[@]}" --transport blocking --threads platform) ;;
     keel-blocking-virtual)   SERVER_CMD=("${keel[@]}" --transport blocking --threads virtual) ;;
     netty-epoll) SERVER_CMD=("${java[@]}" "$NETTY_JAR" --port "$PORT" --threads 1 --epoll) ;;
@@ -540,6 +547,7 @@ cpu µs/req, metrics on / off|keel-nio-event-loop|keel-nio-event-loop-nometrics|
 cpu µs/req, guard on / off|keel-nio-event-loop|keel-nio-event-loop-noguard|cpu_us_req|keep-alive pipelined fixed-rate|
 cpu µs/req, NATIVE_IO / the JDK socket channel|keel-nio-event-loop|keel-nio-event-loop-jdkio|cpu_us_req|keep-alive pipelined fixed-rate|
 cpu µs/req, virtual threads on Keel carriers / on the JDK scheduler|keel-nio-virtual-thread|keel-nio-virtual-thread-jdk|cpu_us_req|keep-alive pipelined fixed-rate|
+cpu µs/req, virtual threads on the loop / event loop|keel-nio-virtual-thread-loop|keel-nio-event-loop|cpu_us_req|keep-alive pipelined fixed-rate|
 cpu µs/req, access log on / off|keel-nio-event-loop-accesslog|keel-nio-event-loop|cpu_us_req|keep-alive pipelined fixed-rate|<= 1.1
 cpu µs/req, access log with its pages kept in the page cache on / off|keel-nio-event-loop-accesslog-cached|keel-nio-event-loop|cpu_us_req|keep-alive pipelined fixed-rate|'
 
