@@ -408,7 +408,7 @@ run_mode() {
       for style in $STYLES; do
         log "$mode: JIT warm-up ${JIT_WARMUP}s on $route $style"
         drive "$OUT/$mode.$route.$style.jit-warmup.txt" "$style" "http://127.0.0.1:$PORT$(route_path "$mode" "$route")" \
-          "$JIT_WARMUP" || log "$mode: JIT warm-up wrk failed (see $OUT/$mode.$route.$style.jit-warmup.txt)"
+          "$JIT_WARMUP" || log "$mode: JIT warm-up load failed (see $OUT/$mode.$route.$style.jit-warmup.txt)"
       done
     done
   fi
@@ -419,7 +419,7 @@ run_mode() {
       raw="$OUT/$tag.wrk.txt"
       if ((WARMUP > 0)); then
         log "$tag: warm-up ${WARMUP}s"
-        drive "$OUT/$tag.warmup.txt" "$style" "$url" "$WARMUP" || log "$tag: warm-up wrk failed (see $OUT/$tag.warmup.txt)"
+        drive "$OUT/$tag.warmup.txt" "$style" "$url" "$WARMUP" || log "$tag: warm-up load failed (see $OUT/$tag.warmup.txt)"
       fi
       log "$tag: measuring ${DURATION}s"
       if $COUNT_WRITES; then start_write_count "$OUT/$tag.writes.txt"; fi
@@ -429,7 +429,7 @@ run_mode() {
       jiffies_before=$(cpu_jiffies "$SERVER_CPU")
       before=$(cpu_ticks) || die "$mode: server process is gone (log: $OUT/$mode.server.log)"
       t0=$(date +%s%N)
-      drive "$raw" "$style" "$url" "$DURATION" --latency || log "$tag: wrk failed: $(tail -n 3 "$raw" | tr '\n' ' ')"
+      drive "$raw" "$style" "$url" "$DURATION" --latency || log "$tag: the load failed: $(tail -n 3 "$raw" | tr '\n' ' ')"
       t1=$(date +%s%N)
       after=$(cpu_ticks) || die "$mode: server died during $tag (log: $OUT/$mode.server.log)"
       jiffies_after=$(cpu_jiffies "$SERVER_CPU")

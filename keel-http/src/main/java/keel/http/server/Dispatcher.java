@@ -290,7 +290,8 @@ final class Dispatcher implements AutoCloseable {
                 }
                 call.releasesWithAnswer(offLoop.virtualThreadRelease());
                 if (run != null) exchange.runs(run); // the pipelined requests behind join before the run starts
-                TurnStarts.start(offLoop.newVirtualThread(run != null ? run : step(route, request, call)),
+                boolean offloaded = route.executionOr(defaultExecution) == Execution.EVENT_LOOP; // moved here by the guard
+                TurnStarts.start(offLoop.newVirtualThread(run != null ? run : step(route, request, call), offloaded),
                         () -> refuse(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "a virtual thread could not start", call, run));
             }
         }

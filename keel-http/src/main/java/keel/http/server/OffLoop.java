@@ -25,6 +25,8 @@ final class OffLoop implements AutoCloseable {
     private final Runnable releaseVirtualPermit;
     /** One name for all: a numbered name would cost a string and a shared counter's atomic update per thread (its id tells them apart). */
     private final ThreadFactory virtualThreads;
+    /** The same, never on a loop: for routes the guard moved off their loop. */
+    private final ThreadFactory virtualThreadsOffLoops;
 
     /**
      * {@code startWorkers}: some route runs on the pool. Threads started on first use would start on the
@@ -42,6 +44,7 @@ final class OffLoop implements AutoCloseable {
             case LOOP -> VirtualCarriers.onLoops("keel-vt");
             case JDK -> Thread.ofVirtual().name("keel-vt").factory();
         };
+        this.virtualThreadsOffLoops = pools.virtualScheduler() == VirtualScheduler.LOOP ? VirtualCarriers.factory("keel-vt") : virtualThreads;
         this.releaseVirtualPermit = virtualPermits::release;
     }
 
@@ -84,9 +87,12 @@ final class OffLoop implements AutoCloseable {
         return true;
     }
 
-    /** A virtual thread, not started, for a task that holds a place {@link #tryAdmitVirtualThread} took. */
-    Thread newVirtualThread(Runnable task) {
-        return virtualThreads.newThread(task);
+    /**
+     * A virtual thread, not started, for a task that holds a place {@link #tryAdmitVirtualThread} took;
+     * {@code offLoops}: for a route the guard moved off its loop, which the loop must not carry again.
+     */
+    Thread newVirtualThread(Runnable task, boolean offLoops) {
+        return (offLoops ? virtualThreadsOffLoops : virtualThreads).newThread(task);
     }
 
     /** Runs {@code task} on a virtual thread of its own under a place of the limit; throws {@link RejectedExecutionException} when none is left. */

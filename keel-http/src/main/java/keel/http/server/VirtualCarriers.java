@@ -81,10 +81,23 @@ final class VirtualCarriers {
         return task -> (EventLoop.current() != null ? perLoop.get() : elsewhere).newThread(task);
     }
 
+    /**
+     * What a loop is running while it carries a virtual thread, for the guard's report: no route (the
+     * thread's route is not known here), so that a stall it causes moves no event-loop route off the loop.
+     */
+    static final String CARRYING = "a virtual thread";
+
     private static Executor onLoop(EventLoop loop) {
         return continuation -> {
             try {
-                loop.execute(continuation);
+                loop.execute(() -> {
+                    loop.markActivity(CARRYING);
+                    try {
+                        continuation.run();
+                    } finally {
+                        loop.markActivity(null);
+                    }
+                });
             } catch (RejectedExecutionException refused) {
                 carriers().execute(continuation);
             }

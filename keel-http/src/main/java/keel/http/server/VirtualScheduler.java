@@ -7,11 +7,13 @@ public enum VirtualScheduler {
     /** The JDK's {@code ForkJoinPool}, shared with every other virtual thread of the JVM. */
     JDK,
     /**
-     * The loop of the request's connection: its thread carries the virtual thread between its turns,
-     * with no thread to wake and no hand-over, and takes up its other channels whenever the virtual
-     * thread blocks and unmounts. A virtual thread that computes for long, or blocks pinned to its
-     * carrier (a native call, a file read, a class initialiser), holds the loop as an event-loop
-     * handler would. Where the JVM does not allow a chosen scheduler, the JDK's.
+     * The loop of the request's connection: the virtual thread's continuations are tasks of that loop,
+     * run on its thread with no thread to wake and no hand-over, and the loop takes up its other
+     * channels whenever the virtual thread blocks and unmounts. A virtual thread that computes for
+     * long, or blocks pinned to its carrier (a native call, a file read, a class initialiser), holds
+     * the loop as an event-loop handler would, and one pinned while it waits for something only its
+     * loop can do never gets it. Threads it starts run on the same loop, one at a time. Where the JVM
+     * does not allow a chosen scheduler, the JDK's.
      */
     LOOP
 }

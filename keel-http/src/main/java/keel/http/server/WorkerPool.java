@@ -273,7 +273,7 @@ final class WorkerPool {
         if (!queuedSinceTick) queuedSinceTick = true;
         if (watchAsleep.get() && watchAsleep.compareAndSet(true, false)) LockSupport.unpark(watch);
         EventLoop loop = EventLoop.current();
-        if (loop == null) {
+        if (loop == null || loop.isStopping()) { // a stopping loop's turn may never end
             signalWork();
             return;
         }

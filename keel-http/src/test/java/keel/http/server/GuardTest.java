@@ -4,6 +4,8 @@ import keel.core.guard.BlockedLoop;
 import keel.http.Response;
 import keel.http.router.Router;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -38,7 +40,7 @@ class GuardTest {
         router.with(Execution.EVENT_LOOP).get("/block", request -> {
             Thread.sleep(300);
             Thread t = Thread.currentThread();
-            return Response.ok((t.isVirtual() ? "virtual" : "platform") + ":" + t.getName());
+            return Response.ok(t.isVirtual() ? "virtual:" + t : "platform:" + t.getName()); // a virtual thread names its carrier
         });
         router.with(Execution.EVENT_LOOP).get("/fast", request -> Response.ok("fast"));
         return router;
@@ -103,17 +105,61 @@ class GuardTest {
         }
     }
 
+    /** Outside the class below: reading it there would wait for that class's initialiser too. */
+    private static final CountDownLatch UNPIN = new CountDownLatch(1);
+
+    /** A virtual thread that initialises it waits inside the initialiser, pinned to its carrier. */
+    private static final class PinsItsCarrier {
+        static {
+            try {
+                UNPIN.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        static String touch() {
+            return "unpinned";
+        }
+    }
+
+    /** A virtual thread its loop carries (scheduler {@code loop}) and that holds it pinned is a blocked loop like any other. */
+    @Test
+    void aVirtualThreadHoldingItsLoopIsReportedAndMovesNoRoute() throws Exception {
+        Router router = new Router();
+        router.with(Execution.EVENT_LOOP).get("/fast", request -> Response.ok("fast"));
+        router.with(Execution.VIRTUAL_THREAD).get("/pinned", request -> Response.ok(PinsItsCarrier.touch() + " " + Thread.currentThread()));
+        Recorder recorder = new Recorder();
+        try (HttpServer server = HttpServer.start(options(ServerOptions.OnBlocked.OFFLOAD).virtualScheduler(VirtualScheduler.LOOP).build(),
+                router, recorder);
+             RawClient client = RawClient.connect(server.port())) {
+            // One burst: the loop answers /fast, then carries /pinned's thread, which holds it.
+            client.send(RawClient.get("/fast") + RawClient.get("/pinned"));
+            try {
+                awaitTrue(() -> !recorder.events.isEmpty());
+            } finally {
+                UNPIN.countDown();
+            }
+            assertThat(client.read().body()).isEqualTo("fast");
+            assertThat(client.read().body()).startsWith("unpinned").contains("@keel-loop-0");
+            assertThat(recorder.routes).as("the stall is not /fast's").containsOnlyNulls();
+            assertThat(route(server, "/fast").offloaded()).isFalse();
+        }
+    }
+
     private static boolean anyFrameSleeps(Recorder recorder) {
         return recorder.events.stream().flatMap(event -> Arrays.stream(event.stack()))
                 .anyMatch(frame -> frame.toString().contains("Thread.sleep"));
     }
 
-    @Test
-    void offloadMovesTheBlockingRouteToVirtualThreadsAndLeavesOthersOnTheLoop() throws Exception {
-        try (HttpServer server = HttpServer.start(options(ServerOptions.OnBlocked.OFFLOAD).build(), blockingRoutes())) {
+    /** Under every scheduler, the loop among them: a route moved off its loop is not carried by it again. */
+    @ParameterizedTest
+    @EnumSource(VirtualScheduler.class)
+    void offloadMovesTheBlockingRouteToVirtualThreadsAndLeavesOthersOnTheLoop(VirtualScheduler scheduler) throws Exception {
+        try (HttpServer server = HttpServer.start(options(ServerOptions.OnBlocked.OFFLOAD).virtualScheduler(scheduler).build(), blockingRoutes())) {
             assertThat(get(server, "/block")).startsWith("platform:keel-loop-0");
             awaitTrue(() -> route(server, "/block").offloaded());
-            assertThat(get(server, "/block")).startsWith("virtual:");
+            assertThat(get(server, "/block")).startsWith("virtual:").doesNotContain("@keel-loop-");
             RouteInfo block = route(server, "/block");
             assertThat(block.execution()).isEqualTo(Execution.EVENT_LOOP);
             assertThat(block.effective()).isEqualTo(Execution.VIRTUAL_THREAD);

@@ -60,7 +60,7 @@ class VirtualCarriersTest {
         Router router = carrierRoute().get("/wait", request -> {
             entered.countDown();
             try {
-                return Response.ok(release.await(10, TimeUnit.SECONDS) ? "released" : "timed out");
+                return Response.ok((release.await(10, TimeUnit.SECONDS) ? "released " : "timed out ") + Thread.currentThread());
             } catch (InterruptedException interrupted) {
                 Thread.currentThread().interrupt();
                 return Response.status(500);
@@ -79,7 +79,7 @@ class VirtualCarriersTest {
             } finally {
                 release.countDown();
             }
-            assertThat(waiting.get(10, TimeUnit.SECONDS).body()).isEqualTo("released");
+            assertThat(waiting.get(10, TimeUnit.SECONDS).body()).startsWith("released").contains("@keel-loop-");
         }
     }
 
@@ -113,7 +113,7 @@ class VirtualCarriersTest {
                         new CountDownLatch(1).await(10, TimeUnit.SECONDS);
                         return Response.ok("not interrupted");
                     } catch (InterruptedException expected) {
-                        interrupted.countDown();
+                        if (Thread.currentThread().toString().contains("@keel-loop-")) interrupted.countDown();
                         return Response.ok("interrupted");
                     }
                 })
