@@ -39,12 +39,12 @@ final class OffLoop implements AutoCloseable {
         if (startWorkers) workers.start();
         this.virtualThreadLimit = pools.virtualThreadLimit();
         this.virtualPermits = new Semaphore(virtualThreadLimit);
-        this.virtualThreads = switch (pools.virtualScheduler()) {
-            case KEEL -> VirtualCarriers.factory("keel-vt");
-            case LOOP -> VirtualCarriers.onLoops("keel-vt");
-            case JDK -> Thread.ofVirtual().name("keel-vt").factory();
-        };
-        this.virtualThreadsOffLoops = pools.virtualScheduler() == VirtualScheduler.LOOP ? VirtualCarriers.factory("keel-vt") : virtualThreads;
+        this.virtualThreadsOffLoops = pools.virtualScheduler() == VirtualScheduler.JDK
+                ? Thread.ofVirtual().name("keel-vt").factory()
+                : VirtualCarriers.factory("keel-vt");
+        this.virtualThreads = pools.virtualScheduler() == VirtualScheduler.LOOP
+                ? VirtualCarriers.onLoops("keel-vt", virtualThreadsOffLoops)
+                : virtualThreadsOffLoops;
         this.releaseVirtualPermit = virtualPermits::release;
     }
 

@@ -71,12 +71,12 @@ final class VirtualCarriers {
     /**
      * Virtual threads named {@code name}, each carried by the event loop that starts it
      * ({@link VirtualScheduler#LOOP}): its continuations are tasks of that loop. Started off any loop,
-     * a thread goes to Keel's carriers; so does a continuation the loop refuses (its task queue full,
-     * or the loop stopped), so that none is lost. Threads that such a thread starts share its loop.
+     * a thread comes from {@code elsewhere} (a {@link #factory}'s); a continuation the loop refuses
+     * (its task queue full, or the loop stopped) goes to Keel's carriers, so that none is lost.
+     * Threads that such a thread starts share its loop.
      */
-    static ThreadFactory onLoops(String name) {
-        if (BUILDER == null) return onJdkScheduler(name, UNAVAILABLE);
-        ThreadFactory elsewhere = factory(name); // the carriers start here, off any loop, for what a loop refuses
+    static ThreadFactory onLoops(String name, ThreadFactory elsewhere) {
+        if (BUILDER == null) return elsewhere; // the JDK's scheduler, said once already
         ThreadLocal<ThreadFactory> perLoop = ThreadLocal.withInitial(() -> factory(name, onLoop(EventLoop.current())));
         return task -> (EventLoop.current() != null ? perLoop.get() : elsewhere).newThread(task);
     }
