@@ -173,8 +173,8 @@ final class Dispatcher implements AutoCloseable {
      * The common case, a synchronous handler on its connection's loop (on a route without a
      * concurrency limit), answered without an object of its own: it answers before this returns, and
      * nothing can answer for it meanwhile (it has no deadline: the guard watches the loop instead),
-     * so it needs no {@link HandlerCall} to keep a second answer out; and its answer is timed here,
-     * for the observer and the access log, as it is made.
+     * so it needs no {@link HandlerCall} to keep a second answer out; and its exchange times its
+     * answer, for the observer and the access log ({@link Exchange#answeredOnLoop}).
      */
     private void answerOnLoop(Route route, Route.Sync sync, Request request, long start, Consumer<Response> done, Exchange exchange,
                               EventLoop loop) {
@@ -188,11 +188,7 @@ final class Dispatcher implements AutoCloseable {
             }
             if (response.status() == 503) rejected(ServerObserver.Rejection.HANDLER);
             response = compression.answer(request, response);
-            if (observing) {
-                long now = System.nanoTime();
-                ObservedAnswer.report(observer, request.method(), route.path(), response.status(), now - start);
-                exchange.answeredAt(now);
-            }
+            if (observing) exchange.answeredOnLoop(request.method(), route.path(), response.status(), start);
             done.accept(response);
         } finally {
             loop.markActivity(null);

@@ -54,11 +54,12 @@ interface Exchange {
     void answer(Response response, Timing timing);
 
     /**
-     * On the connection's loop, as a synchronous handler there hands its answer to {@code done}: the
-     * answer was made at {@code nanoTime}, as timed for the observer (the access log takes that time
-     * instead of reading the clock again).
+     * On the connection's loop, as a synchronous handler there hands its answer to {@code done}:
+     * times it for the observer, from {@code start}, and for the access log. Answers made while the
+     * exchange reads one burst of input are timed together as the reading ends (see
+     * {@link UntimedAnswers}); the others, and every answer while the access log is on, now.
      */
-    void answeredAt(long nanoTime);
+    void answeredOnLoop(String method, String pattern, int status, long start);
 
     /** What learns, on the connection's loop, when an answer was made. */
     interface Timing {

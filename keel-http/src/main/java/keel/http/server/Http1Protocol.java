@@ -75,6 +75,8 @@ final class Http1Protocol implements Protocol, Exchange {
     private final Http1Parser parser;
     /** Input arrived since the loop's last sweep ({@link #trimIfQuiet}). */
     private boolean inputSinceSweep;
+    /** True while {@link #onInput} runs: answers made on the loop then are timed as it ends ({@link UntimedAnswers}). */
+    private boolean readingInput;
     private final BodyRate bodyRate;
     /** Answered instead of any request (past the connection limit), or null. */
     private final Response refusal;
@@ -136,6 +138,16 @@ final class Http1Protocol implements Protocol, Exchange {
     @Override
     public void onInput(Channel from, ByteBuffer in) {
         inputSinceSweep = true;
+        readingInput = true;
+        try {
+            parseBuffered(in);
+        } finally {
+            readingInput = false;
+            reportUntimed();
+        }
+    }
+
+    private void parseBuffered(ByteBuffer in) {
         while (state == State.READING && channel.isWritable()) {
             boolean inBody = !parser.isReadingHead();
             int before = in.position();
@@ -370,7 +382,22 @@ final class Http1Protocol implements Protocol, Exchange {
     }
 
     @Override
-    public void answeredAt(long nanoTime) {
+    public void answeredOnLoop(String method, String pattern, int status, long start) {
+        if (readingInput && access == null && home.untimedAnswers().hold(method, pattern, status, start)) return;
+        reportUntimed(); // those held before it, when full
+        long now = System.nanoTime();
+        ObservedAnswer.report(home.context().observer(), method, pattern, status, now - start);
+        answeredAt(now);
+    }
+
+    /** Times the answers {@link #answeredOnLoop} held, before any of them can leave. */
+    private void reportUntimed() {
+        UntimedAnswers untimed = home.untimedAnswers();
+        if (!untimed.isEmpty()) untimed.report(home.context().observer(), System.nanoTime());
+    }
+
+    /** The access log's time of the request being answered now. */
+    private void answeredAt(long nanoTime) {
         if (access != null && state == State.HANDLING) access.answeredAt(nanoTime);
     }
 
@@ -409,6 +436,7 @@ final class Http1Protocol implements Protocol, Exchange {
         current = null;
         if (access != null) access.responding(response.status(), handedOver());
         if (plan.streamsBody()) {
+            reportUntimed(); // a stream may write at once
             if (access != null) access.streaming();
             stream = new ResponseStream(this, channel, response, plan, requestId());
             state = State.STREAMING;
@@ -441,6 +469,7 @@ final class Http1Protocol implements Protocol, Exchange {
         stream = null;
         if (access != null) access.finish(handedOver());
         if (close) {
+            reportUntimed();
             if (access != null) access.handOver(); // the line is with the log before the client sees the end
             state = State.CLOSING;
             dropAhead(); // their answers, when they come, are dropped like any answer after the end
@@ -503,6 +532,7 @@ final class Http1Protocol implements Protocol, Exchange {
         }
         current = null;
         state = State.CLOSING;
+        reportUntimed(); // the answers before it in the burst
         channel.closeAfterFlush();
     }
 

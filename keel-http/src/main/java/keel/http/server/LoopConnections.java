@@ -27,6 +27,7 @@ final class LoopConnections {
     private final Set<Channel> open = new HashSet<>();
     /** Where this loop's connections encode their access lines; null when the access log is off. */
     private final AccessLines accessLines;
+    private final UntimedAnswers untimed = new UntimedAnswers();
 
     LoopConnections(EventLoop loop, NioServer server) {
         this.loop = loop;
@@ -35,6 +36,11 @@ final class LoopConnections {
         this.buffers = new BufferPool(context.readBufferSize(), 256);
         this.channelSettings = context.channelSettings(buffers);
         this.accessLines = context.accessLog() == null ? null : context.accessLog().linesOf(loop);
+    }
+
+    /** The answers of the input being read on this loop that wait for their time; loop thread. */
+    UntimedAnswers untimedAnswers() {
+        return untimed;
     }
 
     /** Loop thread. */
