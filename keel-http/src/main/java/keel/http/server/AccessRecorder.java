@@ -29,7 +29,7 @@ final class AccessRecorder {
     /** False for an answer without a request: its line has no duration. */
     private boolean parsed;
     private long startNanos;
-    /** When the handler answered, as the dispatcher read the clock for its observer; 0 when it did not. */
+    /** When the handler answered, as the exchange read the clock for the server's observer; 0 when it did not. */
     private long answeredNanos;
     private int status;
     private long outputMark;
@@ -104,7 +104,7 @@ final class AccessRecorder {
 
     /**
      * The answer was made, or taken up by the connection's loop, at {@code nanoTime} (as timed for the
-     * server's observer, {@link Exchange#answer}): a fixed response is then handed over within the same
+     * server's observer, {@link Exchange#answer} and {@link Exchange#answeredOnLoop}): a fixed response is then handed over within the same
      * call, so its line takes that time as its end instead of reading the clock again.
      */
     void answeredAt(long nanoTime) {

@@ -326,7 +326,7 @@ final class Dispatcher implements AutoCloseable {
                     reject(ServerObserver.Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", refuse);
                     return;
                 }
-                if (observing) ObservedAnswer.report(observer, request.method(), route.path(), 101, System.nanoTime() - start);
+                if (observing) exchange.answeredOnLoop(request.method(), route.path(), 101, start);
                 var binding = new WsConnection.Binding(endpoint.listener(), request, accepted.subprotocol(), accepted.deflate(),
                         listenerExecutor(route), route);
                 exchange.upgrade(accepted, binding, limit == null ? () -> { } : limit::release);

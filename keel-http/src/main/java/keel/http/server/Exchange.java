@@ -54,10 +54,11 @@ interface Exchange {
     void answer(Response response, Timing timing);
 
     /**
-     * On the connection's loop, as a synchronous handler there hands its answer to {@code done}:
-     * times it for the observer, from {@code start}, and for the access log. Answers made while the
-     * exchange reads one burst of input are timed together as the reading ends (see
-     * {@link UntimedAnswers}); the others, and every answer while the access log is on, now.
+     * On the connection's loop, as a synchronous handler there hands its answer to {@code done} (or a
+     * WebSocket route accepts its handshake): times it for the observer, from {@code start}, and for
+     * the access log. Answers made while the exchange reads one burst of input are timed together,
+     * before any of them can leave (see {@link UntimedAnswers}); the others, and every answer while
+     * the access log is on, now.
      */
     void answeredOnLoop(String method, String pattern, int status, long start);
 

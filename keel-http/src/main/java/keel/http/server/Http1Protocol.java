@@ -333,7 +333,10 @@ final class Http1Protocol implements Protocol, Exchange {
     public void answer(Response response, Exchange.Timing timing) {
         if (channel.loop().inEventLoop()) {
             // Made here: a refusal, a deadline, or a synchronous handler on the loop (which reserved nothing).
-            if (timing != null) answeredAt(timing, response, System.nanoTime());
+            if (timing != null) {
+                reportUntimed(); // the answers held before it are reported before it
+                answeredAt(timing, response, System.nanoTime());
+            }
             if (reservedAnswers > 0) releaseAnswer();
             onResponseOrClose(response);
             return;
@@ -458,6 +461,7 @@ final class Http1Protocol implements Protocol, Exchange {
         if (access != null) access.finish(handedOver());
         current = null;
         state = State.UPGRADED;
+        reportUntimed(); // the session may write at once
         channel.switchTo(WsConnection.server(id, binding, home.context().webSocketSettings(), release));
     }
 

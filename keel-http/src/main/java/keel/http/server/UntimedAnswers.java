@@ -1,11 +1,13 @@
 package keel.http.server;
 
 /**
- * Answers made on one loop by synchronous handlers, while a connection's input is read, that wait
- * for their time. A pipelined burst's answers leave together, in the one write that follows the
- * read, so they are timed together: with one clock read as the reading ends, or sooner, before any
- * of them could leave (a close, a streamed body). For the observer, a request's time then runs
- * until the answers of its burst are all made, which is when its bytes can leave.
+ * Answers made on one loop by synchronous handlers there (and WebSocket upgrades), while a
+ * connection's input is read, that wait for their time. The answers made from one read leave
+ * together, in the write that follows it, so they are timed together: with one clock read as the
+ * reading ends, or sooner, before any of them could leave (a close, a streamed body, an upgrade) or
+ * as another answer is timed on the loop (a 404, a refusal), so that the observer hears of them in
+ * the order they were made. For the observer, a request's time then runs until the answers of its
+ * read are made, which is when its bytes can leave.
  * <p>
  * Bounded: {@link #hold} refuses past {@value #MOST}, and the caller times the ones held then. Loop
  * thread only (one per loop: a loop reads one connection's input at a time).
@@ -31,12 +33,13 @@ final class UntimedAnswers {
 
     /** Reports the answers held, in the order they were made, as made at {@code nanoTime}, and lets them go. */
     void report(ServerObserver observer, long nanoTime) {
-        for (int i = 0; i < count; i++) {
+        int held = count;
+        count = 0; // let go first: an observer's Error must not leave them to be reported again
+        for (int i = 0; i < held; i++) {
             ObservedAnswer.report(observer, methods[i], patterns[i], statuses[i], nanoTime - starts[i]);
             methods[i] = null;
             patterns[i] = null;
         }
-        count = 0;
     }
 
     boolean isEmpty() {
