@@ -67,7 +67,11 @@
 #                driver, if any (the driver's also timeouts, and unsent= the
 #                share of the requests it could not send when it reached 5 %:
 #                every connection waited for an answer, the rate was not held);
-#                cpu-stolen when stolen% reached 5.
+#                cpu-stolen when stolen% reached 5; rounds-split=S/F when the
+#                rounds' cpu µs/req fell in two groups (S costly rounds, F
+#                cheap ones: the largest step between neighbours is 8 % of the
+#                median or more, and half the range), so the median is one
+#                group's, not a middle.
 #   Below the table, the ratios of two modes of the run, per route and style,
 #   each with its goal (ok / MISSED) when it has one:
 #     req/s pipelined, keel-nio-event-loop / netty-epoll          goal >= 1.6x
@@ -491,6 +495,16 @@ median_rows() {
       for (i = 2; i <= n; i++) { t = x[i]; for (j = i - 1; j >= 1 && x[j] + 0 > t + 0; j--) x[j + 1] = x[j]; x[j + 1] = t }
       return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
     }
+    # "rounds-split=S/F" when the rounds cost two clearly different amounts: sorted, the largest step
+    # between neighbours is at least 8 % of the median and at least half the whole range; S rounds
+    # above it (the costly ones), F below. The median then stands for whichever group is larger.
+    function split_note(list,   n, x, i, j, t, step, at) {
+      n = split(list, x, " "); if (n < 4) return ""
+      for (i = 2; i <= n; i++) { t = x[i]; for (j = i - 1; j >= 1 && x[j] + 0 > t + 0; j--) x[j + 1] = x[j]; x[j + 1] = t }
+      step = 0; for (i = 2; i <= n; i++) if (x[i] - x[i - 1] > step) { step = x[i] - x[i - 1]; at = i }
+      if (step < 0.08 * median(list) || step < 0.5 * (x[n] - x[1])) return ""
+      return "rounds-split=" (n - at + 1) "/" (at - 1)
+    }
     function range(list,   n, x, i, lo, hi) {
       n = split(list, x, " "); if (n < 2) return ""
       lo = hi = x[1] + 0; for (i = 2; i <= n; i++) { if (x[i] + 0 < lo) lo = x[i] + 0; if (x[i] + 0 > hi) hi = x[i] + 0 }
@@ -505,6 +519,8 @@ median_rows() {
       for (i = 1; i <= nk; i++) {
         k = keys[i]; row = k
         for (f = 4; f <= 11; f++) row = row "\t" median(vals[k, f])
+        split_at = split_note(vals[k, 7])
+        if (split_at != "") notes[k] = (notes[k] == "" ? split_at : notes[k] " " split_at)
         print row "\t" (notes[k] == "" ? "-" : notes[k]) "\t" range(vals[k, 7]) "\t" median(vals[k, 14]) "\t" median(vals[k, 15]) "\t" median(vals[k, 16])
       }
     }' "$TSV"
