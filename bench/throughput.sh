@@ -490,17 +490,21 @@ run_mode() {
 # range of cpu µs/req in the last field when there were several), notes joined.
 median_rows() {
   awk -F '\t' '
-    function median(list,   n, x, i, j, t) {
+    # The values of a space-separated list into x, ascending; their count.
+    function sorted(list, x,   n, i, j, t) {
       n = split(list, x, " ")
       for (i = 2; i <= n; i++) { t = x[i]; for (j = i - 1; j >= 1 && x[j] + 0 > t + 0; j--) x[j + 1] = x[j]; x[j + 1] = t }
+      return n
+    }
+    function median(list,   n, x) {
+      n = sorted(list, x)
       return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
     }
     # "rounds-split=S/F" when the rounds cost two clearly different amounts: sorted, the largest step
     # between neighbours is at least 8 % of the median and at least half the whole range; S rounds
     # above it (the costly ones), F below. The median then stands for whichever group is larger.
-    function split_note(list,   n, x, i, j, t, step, at) {
-      n = split(list, x, " "); if (n < 4) return ""
-      for (i = 2; i <= n; i++) { t = x[i]; for (j = i - 1; j >= 1 && x[j] + 0 > t + 0; j--) x[j + 1] = x[j]; x[j + 1] = t }
+    function split_note(list,   n, x, i, step, at) {
+      n = sorted(list, x); if (n < 4) return ""
       step = 0; for (i = 2; i <= n; i++) if (x[i] - x[i - 1] > step) { step = x[i] - x[i - 1]; at = i }
       if (step < 0.08 * median(list) || step < 0.5 * (x[n] - x[1])) return ""
       return "rounds-split=" (n - at + 1) "/" (at - 1)

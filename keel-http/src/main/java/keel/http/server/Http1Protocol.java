@@ -334,8 +334,9 @@ final class Http1Protocol implements Protocol, Exchange {
         if (channel.loop().inEventLoop()) {
             // Made here: a refusal, a deadline, or a synchronous handler on the loop (which reserved nothing).
             if (timing != null) {
-                reportUntimed(); // the answers held before it are reported before it
-                answeredAt(timing, response, System.nanoTime());
+                long now = System.nanoTime();
+                reportUntimed(now); // the answers held before it are reported before it
+                answeredAt(timing, response, now);
             }
             if (reservedAnswers > 0) releaseAnswer();
             onResponseOrClose(response);
@@ -387,16 +388,21 @@ final class Http1Protocol implements Protocol, Exchange {
     @Override
     public void answeredOnLoop(String method, String pattern, int status, long start) {
         if (readingInput && access == null && home.untimedAnswers().hold(method, pattern, status, start)) return;
-        reportUntimed(); // those held before it, when full
         long now = System.nanoTime();
+        reportUntimed(now); // those held before it, when full
         ObservedAnswer.report(home.context().observer(), method, pattern, status, now - start);
         answeredAt(now);
     }
 
-    /** Times the answers {@link #answeredOnLoop} held, before any of them can leave. */
+    /** Times the answers {@link #answeredOnLoop} held, before any of them can leave (a clock read only when some are). */
     private void reportUntimed() {
+        if (!home.untimedAnswers().isEmpty()) reportUntimed(System.nanoTime());
+    }
+
+    /** Reports the answers held as made at {@code now}. */
+    private void reportUntimed(long now) {
         UntimedAnswers untimed = home.untimedAnswers();
-        if (!untimed.isEmpty()) untimed.report(home.context().observer(), System.nanoTime());
+        if (!untimed.isEmpty()) untimed.report(home.context().observer(), now);
     }
 
     /** The access log's time of the request being answered now. */
