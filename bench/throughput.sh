@@ -54,6 +54,11 @@
 #   wake-ups/req the writes of at most 8 bytes (a loop woken through its
 #                eventfd or pipe, as when a response comes back from another
 #                thread) / requests.
+#   polls/req    the server's epoll waits / requests: how many requests one
+#                wait finds ready, inverted. With keep-alive under wrk a server
+#                that answers faster than wrk asks finds fewer ready a wait
+#                (and sleeps in more of them), so it pays more polls, and more
+#                sleeps, a request than one that falls behind.
 #   switches/req the context switches of the server's threads / requests: each
 #                hand-over to a thread that has to be woken (a virtual thread's
 #                carrier, a worker) and back, on the server's one CPU.
@@ -247,8 +252,8 @@ require_tools "wrk: apt-get install -y wrk; taskset: util-linux" wrk taskset cur
 require_cpus
 (( SERVER_CPU != CLIENT_CPU )) || log "warning: server and client share CPU $SERVER_CPU; numbers will mix"
 use_java_25
-COUNT_WRITES=true
-can_count_writes || { COUNT_WRITES=false; log "warning: perf cannot count syscalls here (apt-get install linux-perf; root): writes/req will be n/a"; }
+COUNT_SYSCALLS=true
+can_count_syscalls || { COUNT_SYSCALLS=false; log "warning: perf cannot count syscalls here (apt-get install linux-perf; root): writes/req and polls/req will be n/a"; }
 
 # ------------------------------------------------------------- state/trap ---
 
@@ -276,7 +281,7 @@ fi
 
 make_out_dir
 TSV="$OUT/results.tsv"
-printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tuser_us_req\tsrv_cpu_pct\twrites_req\twakeups_req\tnotes\tround\tjit_us_req\tswitches_req\tstolen_pct\n' >"$TSV"
+printf 'mode\troute\tstyle\treq_s\tp50_ms\tp99_ms\tcpu_us_req\tuser_us_req\tsrv_cpu_pct\twrites_req\twakeups_req\tnotes\tround\tjit_us_req\tswitches_req\tstolen_pct\tpolls_req\n' >"$TSV"
 
 n_runs=0
 for _ in $MODES; do for _ in $ROUTES; do for _ in $STYLES; do n_runs=$((n_runs + ROUNDS)); done; done; done
@@ -402,7 +407,7 @@ parse_driver() {
 run_mode() {
   local mode=$1 route style url tag raw before after t0 t1
   local reqs rps p50 p99 notes cpu_us user_us cpu_pct writes_req wakeups_req writer_before writer_after jit_before jit_after jit_us
-  local switches_before switches_after jiffies_before jiffies_after switches_req stolen_pct
+  local switches_before switches_after jiffies_before jiffies_after switches_req stolen_pct polls_req
   start_server "$mode" "$OUT/$mode.server.log"
   # A fresh JVM on one core needs more than one warm-up to finish JIT-compiling
   # its hot paths, which made whichever run came first look slow: give every
@@ -426,7 +431,7 @@ run_mode() {
         drive "$OUT/$tag.warmup.txt" "$style" "$url" "$WARMUP" || log "$tag: warm-up load failed (see $OUT/$tag.warmup.txt)"
       fi
       log "$tag: measuring ${DURATION}s"
-      if $COUNT_WRITES; then start_write_count "$OUT/$tag.writes.txt"; fi
+      if $COUNT_SYSCALLS; then start_syscall_count "$OUT/$tag.syscalls.txt"; fi
       writer_before=$(thread_ticks keel-access-log)
       jit_before=$(thread_ticks "$JIT_THREADS")
       switches_before=$(context_switches)
@@ -440,7 +445,7 @@ run_mode() {
       switches_after=$(context_switches)
       writer_after=$(thread_ticks keel-access-log)
       jit_after=$(thread_ticks "$JIT_THREADS")
-      stop_write_count
+      stop_syscall_count
       if [[ $style == fixed-rate ]]; then
         read -r reqs rps p50 p99 notes < <(parse_driver "$raw" "$DURATION")
       else
@@ -449,18 +454,19 @@ run_mode() {
       read -r cpu_us user_us cpu_pct < <(cpu_cost "$before" "$after" "$((t1 - t0))" "$reqs")
       jit_us=-1
       if [[ -n $jit_before && -n $jit_after ]]; then read -r jit_us _ < <(cpu_cost "$jit_before" "$jit_after" "$((t1 - t0))" "$reqs"); fi
-      read -r writes_req wakeups_req < <(awk -v w="$WRITES" -v k="$WAKEUPS" -v n="$reqs" \
-        'BEGIN { if (w == "" || n <= 0) print -1, -1; else printf "%.4f %.4f\n", w / n, k / n }')
+      read -r writes_req wakeups_req polls_req < <(awk -v w="$WRITES" -v k="$WAKEUPS" -v p="$POLLS" -v n="$reqs" \
+        'BEGIN { if (w == "" || n <= 0) print -1, -1, -1; else printf "%.4f %.4f %.4f\n", w / n, k / n, p / n }')
       read -r switches_req stolen_pct < <(awk -v s="$((switches_after - switches_before))" -v n="$reqs" \
         -v b="$jiffies_before" -v a="$jiffies_after" 'BEGIN { split(b, x, " "); split(a, y, " ")
           printf "%.4f %.1f\n", (n > 0 ? s / n : -1), (y[2] > x[2] ? 100 * (y[1] - x[1]) / (y[2] - x[2]) : 0) }')
       if awk -v p="$stolen_pct" 'BEGIN { exit !(p >= 5) }'; then
         if [[ $notes == - ]]; then notes=cpu-stolen; else notes="$notes cpu-stolen"; fi
       fi
-      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$route" "$style" "$rps" "$p50" "$p99" \
-        "$cpu_us" "$user_us" "$cpu_pct" "$writes_req" "$wakeups_req" "$notes" "$ROUND" "$jit_us" "$switches_req" "$stolen_pct" >>"$TSV"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$route" "$style" "$rps" "$p50" "$p99" \
+        "$cpu_us" "$user_us" "$cpu_pct" "$writes_req" "$wakeups_req" "$notes" "$ROUND" "$jit_us" "$switches_req" "$stolen_pct" \
+        "$polls_req" >>"$TSV"
       log "$tag: $rps req/s, p50 ${p50} ms, p99 ${p99} ms, ${cpu_us} cpu us/req, ${writes_req} writes/req," \
-        "${wakeups_req} wake-ups/req, ${switches_req} switches/req, server cpu ${cpu_pct}% (${stolen_pct}% stolen) ${notes/#-/}"
+        "${wakeups_req} wake-ups/req, ${polls_req} polls/req, ${switches_req} switches/req, server cpu ${cpu_pct}% (${stolen_pct}% stolen) ${notes/#-/}"
       if [[ -n $writer_before && -n $writer_after ]]; then
         read -r cpu_us user_us _ < <(cpu_cost "$writer_before" "$writer_after" "$((t1 - t0))" "$reqs" 3)
         log "$tag: of which the access log's writer thread: ${cpu_us} cpu us/req (user ${user_us})"
@@ -517,7 +523,7 @@ median_rows() {
     NR == 1 { print; next }
     { k = $1 "\t" $2 "\t" $3; if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
       for (f = 4; f <= 11; f++) vals[k, f] = vals[k, f] " " $f
-      for (f = 14; f <= 16; f++) vals[k, f] = vals[k, f] " " $f
+      for (f = 14; f <= 17; f++) vals[k, f] = vals[k, f] " " $f
       if ($12 != "-" && index(" " notes[k] " ", " " $12 " ") == 0) notes[k] = (notes[k] == "" ? $12 : notes[k] " " $12) }
     END {
       for (i = 1; i <= nk; i++) {
@@ -525,7 +531,7 @@ median_rows() {
         for (f = 4; f <= 11; f++) row = row "\t" median(vals[k, f])
         split_at = split_note(vals[k, 7])
         if (split_at != "") notes[k] = (notes[k] == "" ? split_at : notes[k] " " split_at)
-        print row "\t" (notes[k] == "" ? "-" : notes[k]) "\t" range(vals[k, 7]) "\t" median(vals[k, 14]) "\t" median(vals[k, 15]) "\t" median(vals[k, 16])
+        print row "\t" (notes[k] == "" ? "-" : notes[k]) "\t" range(vals[k, 7]) "\t" median(vals[k, 14]) "\t" median(vals[k, 15]) "\t" median(vals[k, 16]) "\t" median(vals[k, 17])
       }
     }' "$TSV"
 }
@@ -536,18 +542,18 @@ render_table() {
     function over(a, b) { return (b > 0 && a > 0) ? sprintf("%.2fx", a / b) : "n/a" }
     NR == 1 { next }
     { n++; m[n] = $1; r[n] = $2; s[n] = $3; rps[n] = $4; p50[n] = $5; p99[n] = $6; cpu[n] = $7; usr[n] = $8
-      pct[n] = $9; wr[n] = $10; wk[n] = $11; note[n] = $12; spread[n] = $13; jit[n] = $14; sw[n] = $15; stolen[n] = $16
+      pct[n] = $9; wr[n] = $10; wk[n] = $11; note[n] = $12; spread[n] = $13; jit[n] = $14; sw[n] = $15; stolen[n] = $16; polls[n] = $17
       if ($1 == "netty-epoll") { netty[$2 "/" $3] = $7; nettyusr[$2 "/" $3] = $8 } }
     END {
-      print "| mode | route | style | req/s | p50 ms | p99 ms | cpu µs/req | of which JIT | vs netty | user µs/req | user vs netty | writes/req | wake-ups/req | switches/req | srv cpu% | stolen% | notes |"
-      print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+      print "| mode | route | style | req/s | p50 ms | p99 ms | cpu µs/req | of which JIT | vs netty | user µs/req | user vs netty | writes/req | wake-ups/req | polls/req | switches/req | srv cpu% | stolen% | notes |"
+      print "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
       for (i = 1; i <= n; i++) {
         k = r[i] "/" s[i]; ratio = ""; uratio = ""
         if (m[i] != "netty-epoll") { ratio = (k in netty) ? over(cpu[i], netty[k]) : "n/a"; uratio = (k in nettyusr) ? over(usr[i], nettyusr[k]) : "n/a" }
-        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m[i], r[i], s[i],
+        printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m[i], r[i], s[i],
           num(rps[i], "%.0f"), num(p50[i], "%.3f"), num(p99[i], "%.3f"), num(cpu[i], "%.2f") (spread[i] == "" ? "" : " (" spread[i] ")"),
           num(jit[i], "%.3f"), ratio,
-          num(usr[i], "%.2f"), uratio, num(wr[i], "%.4f"), num(wk[i], "%.4f"), num(sw[i], "%.4f"), pct[i], stolen[i],
+          num(usr[i], "%.2f"), uratio, num(wr[i], "%.4f"), num(wk[i], "%.4f"), num(polls[i], "%.4f"), num(sw[i], "%.4f"), pct[i], stolen[i],
           (note[i] == "-" ? "" : note[i])
       }
     }'

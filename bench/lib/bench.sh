@@ -260,39 +260,42 @@ cpu_ticks() {
   awk '{ print $12, $13 }' <<<"$rest"
 }
 
-# Counting the write system calls of JVM_PID's threads with perf's syscall tracepoints, which cost the
-# server next to nothing: the ones that carry data (write and sendto of more than 8 bytes, writev,
-# sendmsg: responses to sockets, lines to files), and apart from them the writes of at most 8 bytes,
-# the wake-ups of a loop through its eventfd or pipe. /proc/PID/io's syscw tells neither apart, and
-# misses sendto, which Netty's epoll transport uses.
-WRITE_EVENTS=(-e syscalls:sys_enter_write --filter 'count > 8' -e syscalls:sys_enter_writev
+# Counting system calls of JVM_PID's threads with perf's syscall tracepoints, which cost the server
+# next to nothing: the writes that carry data (write and sendto of more than 8 bytes, writev, sendmsg:
+# responses to sockets, lines to files); apart from them the writes of at most 8 bytes, the wake-ups
+# of a loop through its eventfd or pipe; and the polls (epoll_wait, epoll_pwait, epoll_pwait2: the
+# JDK's selector uses the first, Netty's epoll transport the last). /proc/PID/io's syscw tells no
+# writes apart, and misses sendto, which Netty's epoll transport uses.
+SYSCALL_EVENTS=(-e syscalls:sys_enter_write --filter 'count > 8' -e syscalls:sys_enter_writev
   -e syscalls:sys_enter_sendto --filter 'len > 8' -e syscalls:sys_enter_sendmsg
-  -e syscalls:sys_enter_write --filter 'count <= 8')
-WRITE_COUNT_PID="" WRITE_COUNT_FILE=""
+  -e syscalls:sys_enter_write --filter 'count <= 8'
+  -e syscalls:sys_enter_epoll_wait -e syscalls:sys_enter_epoll_pwait -e syscalls:sys_enter_epoll_pwait2)
+SYSCALL_COUNT_PID="" SYSCALL_COUNT_FILE=""
 
 # True when perf can count syscalls here (it needs the tracepoints and the right to use them).
-can_count_writes() { command -v perf >/dev/null 2>&1 && perf stat -x, "${WRITE_EVENTS[@]}" -- true >/dev/null 2>&1; }
+can_count_syscalls() { command -v perf >/dev/null 2>&1 && perf stat -x, "${SYSCALL_EVENTS[@]}" -- true >/dev/null 2>&1; }
 
-# Starts counting into file $1, perf pinned to CPU CLIENT_CPU; stop_write_count ends it.
-start_write_count() { # out_file
-  WRITE_COUNT_FILE=$1
-  taskset -c "$CLIENT_CPU" perf stat -x, -o "$1" "${WRITE_EVENTS[@]}" -p "$JVM_PID" >/dev/null 2>&1 </dev/null &
-  WRITE_COUNT_PID=$!
+# Starts counting into file $1, perf pinned to CPU CLIENT_CPU; stop_syscall_count ends it.
+start_syscall_count() { # out_file
+  SYSCALL_COUNT_FILE=$1
+  taskset -c "$CLIENT_CPU" perf stat -x, -o "$1" "${SYSCALL_EVENTS[@]}" -p "$JVM_PID" >/dev/null 2>&1 </dev/null &
+  SYSCALL_COUNT_PID=$!
   sleep 0.3 # perf attaches to every thread before the load starts
 }
 
-# Ends the count start_write_count began and sets WRITES and WAKEUPS to the calls counted (both empty
-# when perf failed). Not in a $(...) subshell: only this shell can wait for perf to write its file.
-WRITES="" WAKEUPS=""
-# shellcheck disable=SC2034 # WRITES and WAKEUPS are read by the scripts
-stop_write_count() {
-  WRITES="" WAKEUPS=""
-  [[ -n $WRITE_COUNT_PID ]] || return 0
-  kill -INT "$WRITE_COUNT_PID" 2>/dev/null || true
-  wait "$WRITE_COUNT_PID" 2>/dev/null || true
-  WRITE_COUNT_PID=""
-  read -r WRITES WAKEUPS < <(awk -F, '/^[0-9]+,/ { if (++n < 5) w += $1; else k = $1 } END { if (n == 5) print w, k }' \
-    "$WRITE_COUNT_FILE" 2>/dev/null) || true
+# Ends the count start_syscall_count began and sets WRITES, WAKEUPS and POLLS to the calls counted
+# (all empty when perf failed). Not in a $(...) subshell: only this shell can wait for perf to write
+# its file.
+WRITES="" WAKEUPS="" POLLS=""
+# shellcheck disable=SC2034 # WRITES, WAKEUPS and POLLS are read by the scripts
+stop_syscall_count() {
+  WRITES="" WAKEUPS="" POLLS=""
+  [[ -n $SYSCALL_COUNT_PID ]] || return 0
+  kill -INT "$SYSCALL_COUNT_PID" 2>/dev/null || true
+  wait "$SYSCALL_COUNT_PID" 2>/dev/null || true
+  SYSCALL_COUNT_PID=""
+  read -r WRITES WAKEUPS POLLS < <(awk -F, '/^[0-9]+,/ { if (++n < 5) w += $1; else if (n == 5) k = $1; else p += $1 }
+    END { if (n == 8) print w, k, p }' "$SYSCALL_COUNT_FILE" 2>/dev/null) || true
 }
 
 # The context switches of JVM_PID's threads so far, voluntary (a thread parks or waits in a poll)
