@@ -54,11 +54,12 @@
 #   wake-ups/req the writes of at most 8 bytes (a loop woken through its
 #                eventfd or pipe, as when a response comes back from another
 #                thread) / requests.
-#   polls/req    the server's epoll waits / requests: how many requests one
-#                wait finds ready, inverted. With keep-alive under wrk a server
-#                that answers faster than wrk asks finds fewer ready a wait
-#                (and sleeps in more of them), so it pays more polls, and more
-#                sleeps, a request than one that falls behind.
+#   polls/req    the server's epoll waits / requests (the inverse of how many
+#                requests a wait finds ready). Under wrk with keep-alive, a
+#                server that answers sooner than wrk asks again finds fewer
+#                requests ready at each wait and sleeps in more of its waits:
+#                it pays more polls and sleeps a request than a server that
+#                falls behind.
 #   switches/req the context switches of the server's threads / requests: each
 #                hand-over to a thread that has to be woken (a virtual thread's
 #                carrier, a worker) and back, on the server's one CPU.
