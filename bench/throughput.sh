@@ -456,7 +456,7 @@ run_mode() {
       jit_us=-1
       if [[ -n $jit_before && -n $jit_after ]]; then read -r jit_us _ < <(cpu_cost "$jit_before" "$jit_after" "$((t1 - t0))" "$reqs"); fi
       read -r writes_req wakeups_req polls_req < <(awk -v w="$WRITES" -v k="$WAKEUPS" -v p="$POLLS" -v n="$reqs" \
-        'BEGIN { if (w == "" || n <= 0) print -1, -1, -1; else printf "%.4f %.4f %.4f\n", w / n, k / n, p / n }')
+        'BEGIN { if (w == "" || n <= 0) print -1, -1, -1; else printf "%.4f %.4f %.4f\n", w / n, k / n, (p < 0 ? -1 : p / n) }')
       read -r switches_req stolen_pct < <(awk -v s="$((switches_after - switches_before))" -v n="$reqs" \
         -v b="$jiffies_before" -v a="$jiffies_after" 'BEGIN { split(b, x, " "); split(a, y, " ")
           printf "%.4f %.1f\n", (n > 0 ? s / n : -1), (y[2] > x[2] ? 100 * (y[1] - x[1]) / (y[2] - x[2]) : 0) }')

@@ -268,12 +268,18 @@ cpu_ticks() {
 # writes apart, and misses sendto, which Netty's epoll transport uses.
 SYSCALL_EVENTS=(-e syscalls:sys_enter_write --filter 'count > 8' -e syscalls:sys_enter_writev
   -e syscalls:sys_enter_sendto --filter 'len > 8' -e syscalls:sys_enter_sendmsg
-  -e syscalls:sys_enter_write --filter 'count <= 8'
-  -e syscalls:sys_enter_epoll_wait -e syscalls:sys_enter_epoll_pwait -e syscalls:sys_enter_epoll_pwait2)
+  -e syscalls:sys_enter_write --filter 'count <= 8')
 SYSCALL_COUNT_PID="" SYSCALL_COUNT_FILE=""
 
-# True when perf can count syscalls here (it needs the tracepoints and the right to use them).
-can_count_syscalls() { command -v perf >/dev/null 2>&1 && perf stat -x, "${SYSCALL_EVENTS[@]}" -- true >/dev/null 2>&1; }
+# True when perf can count syscalls here (it needs the tracepoints and the right to use them); adds
+# the polls this kernel has tracepoints for (one before 5.11 has no epoll_pwait2).
+can_count_syscalls() {
+  command -v perf >/dev/null 2>&1 && perf stat -x, "${SYSCALL_EVENTS[@]}" -- true >/dev/null 2>&1 || return 1
+  local call
+  for call in epoll_wait epoll_pwait epoll_pwait2; do
+    if perf stat -x, -e "syscalls:sys_enter_$call" -- true >/dev/null 2>&1; then SYSCALL_EVENTS+=(-e "syscalls:sys_enter_$call"); fi
+  done
+}
 
 # Starts counting into file $1, perf pinned to CPU CLIENT_CPU; stop_syscall_count ends it.
 start_syscall_count() { # out_file
@@ -284,8 +290,8 @@ start_syscall_count() { # out_file
 }
 
 # Ends the count start_syscall_count began and sets WRITES, WAKEUPS and POLLS to the calls counted
-# (all empty when perf failed). Not in a $(...) subshell: only this shell can wait for perf to write
-# its file.
+# (all empty when perf failed; POLLS -1 when no poll could be counted). Not in a $(...) subshell:
+# only this shell can wait for perf to write its file.
 WRITES="" WAKEUPS="" POLLS=""
 # shellcheck disable=SC2034 # WRITES, WAKEUPS and POLLS are read by the scripts
 stop_syscall_count() {
@@ -294,8 +300,10 @@ stop_syscall_count() {
   kill -INT "$SYSCALL_COUNT_PID" 2>/dev/null || true
   wait "$SYSCALL_COUNT_PID" 2>/dev/null || true
   SYSCALL_COUNT_PID=""
-  read -r WRITES WAKEUPS POLLS < <(awk -F, '/^[0-9]+,/ { if (++n < 5) w += $1; else if (n == 5) k = $1; else p += $1 }
-    END { if (n == 8) print w, k, p }' "$SYSCALL_COUNT_FILE" 2>/dev/null) || true
+  local word events=0
+  for word in "${SYSCALL_EVENTS[@]}"; do [[ $word != -e ]] || events=$((events + 1)); done
+  read -r WRITES WAKEUPS POLLS < <(awk -F, -v events="$events" '/^[0-9]+,/ { if (++n < 5) w += $1; else if (n == 5) k = $1; else p += $1 }
+    END { if (n == events) print w, k, (n > 5 ? p : -1) }' "$SYSCALL_COUNT_FILE" 2>/dev/null) || true
 }
 
 # The context switches of JVM_PID's threads so far, voluntary (a thread parks or waits in a poll)
