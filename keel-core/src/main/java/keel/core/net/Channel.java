@@ -509,7 +509,10 @@ public final class Channel implements IoHandler {
             if (lingering.drain(socket, settings.buffers())) close();
             return;
         }
-        if (state != State.OPEN || !wantsInput()) return;
+        // Reached from inside the protocol's onInput (readNow on a pooled connection, from a callback
+        // its input ran), the plain input buffer is the protocol's to read: a read into it now would
+        // write over its unread bytes. The poller reports the socket again once onInput returns.
+        if (state != State.OPEN || (inputFlipped && tls == null) || !wantsInput()) return;
         int n;
         if (tls == null) {
             if (in == null) in = settings.buffers().acquire();
