@@ -266,14 +266,17 @@ cpu_ticks() {
 # of a loop through its eventfd or pipe; and the polls (epoll_wait, epoll_pwait, epoll_pwait2: the
 # JDK's selector uses the first, Netty's epoll transport the last). /proc/PID/io's syscw tells no
 # writes apart, and misses sendto, which Netty's epoll transport uses.
-SYSCALL_EVENTS=(-e syscalls:sys_enter_write --filter 'count > 8' -e syscalls:sys_enter_writev
+WRITE_EVENTS=(-e syscalls:sys_enter_write --filter 'count > 8' -e syscalls:sys_enter_writev
   -e syscalls:sys_enter_sendto --filter 'len > 8' -e syscalls:sys_enter_sendmsg
   -e syscalls:sys_enter_write --filter 'count <= 8')
+SYSCALL_EVENTS=("${WRITE_EVENTS[@]}")
 SYSCALL_COUNT_PID="" SYSCALL_COUNT_FILE=""
 
-# True when perf can count syscalls here (it needs the tracepoints and the right to use them); adds
-# the polls this kernel has tracepoints for (one before 5.11 has no epoll_pwait2).
+# True when perf can count syscalls here (it needs the tracepoints and the right to use them); sets
+# SYSCALL_EVENTS to the writes and the polls this kernel has tracepoints for (one before 5.11 has no
+# epoll_pwait2).
 can_count_syscalls() {
+  SYSCALL_EVENTS=("${WRITE_EVENTS[@]}")
   command -v perf >/dev/null 2>&1 && perf stat -x, "${SYSCALL_EVENTS[@]}" -- true >/dev/null 2>&1 || return 1
   local call
   for call in epoll_wait epoll_pwait epoll_pwait2; do

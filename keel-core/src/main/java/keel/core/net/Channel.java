@@ -509,9 +509,9 @@ public final class Channel implements IoHandler {
             if (lingering.drain(socket, settings.buffers())) close();
             return;
         }
-        // Reached from inside the protocol's onInput (readNow on a pooled connection, from a callback
-        // its input ran), the plain input buffer is the protocol's to read: a read into it now would
-        // write over its unread bytes. The poller reports the socket again once onInput returns.
+        // Reached from inside the protocol's onInput (through readNow, as a pooled client connection's
+        // check can be), the plain input buffer is flipped: a read would land in [position, limit),
+        // over bytes the protocol has not read yet. The poller reports the socket again after onInput.
         if (state != State.OPEN || (inputFlipped && tls == null) || !wantsInput()) return;
         int n;
         if (tls == null) {
