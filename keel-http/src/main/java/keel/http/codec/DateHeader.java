@@ -1,5 +1,6 @@
 package keel.http.codec;
 
+import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 
@@ -12,7 +13,7 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
  */
 final class DateHeader {
     /** The line of wall-clock second {@code second}, which ran from {@code fromNanos} on the nanoTime scale. */
-    private record Cached(long second, long fromNanos, byte[] line) {
+    record Cached(long second, long fromNanos, byte[] line) {
         boolean covers(long nanoTime) {
             long into = nanoTime - fromNanos;
             return into >= 0 && into < 1_000_000_000L;
@@ -33,17 +34,22 @@ final class DateHeader {
     /** The line for a response made at {@code nanoTime}. */
     static byte[] line(long nanoTime) {
         Cached current = cached;
-        return current.covers(nanoTime) ? current.line() : refresh(nanoTime, current).line();
+        if (current.covers(nanoTime)) return current.line();
+        Cached fresh = at(nanoTime, Instant.now(), current);
+        cached = fresh;
+        return fresh.line();
     }
 
-    private static Cached refresh(long nanoTime, Cached current) {
-        long millis = System.currentTimeMillis();
-        long second = Math.floorDiv(millis, 1000);
-        long fromNanos = nanoTime - Math.floorMod(millis, 1000) * 1_000_000L;
+    /**
+     * The line of wall-clock time {@code now}'s second, placed on the nanoTime scale by {@code nanoTime},
+     * a time read at or before {@code now}: its second starts there no later than it did, so the line
+     * is never served past its second. (Placed from {@code currentTimeMillis}, whose millisecond drops
+     * the rest, it started up to a millisecond late and was served that long into the next second.)
+     */
+    static Cached at(long nanoTime, Instant now, Cached current) {
+        long second = now.getEpochSecond();
         byte[] line = second == current.second() ? current.line() : format(second);
-        Cached fresh = new Cached(second, fromNanos, line);
-        cached = fresh;
-        return fresh;
+        return new Cached(second, nanoTime - now.getNano(), line);
     }
 
     /** {@code Date: Sun, 06 Nov 1994 08:49:37 GMT} and CRLF, for wall-clock second {@code second} (from the epoch). */

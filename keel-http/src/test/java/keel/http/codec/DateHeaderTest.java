@@ -30,6 +30,19 @@ class DateHeaderTest {
         assertThat(date.toInstant()).isBetween(before.toInstant(), after.toInstant());
     }
 
+    /** A second placed from a wall-clock reading within its millisecond ends where the second does, not at that millisecond's end. */
+    @Test
+    void aLineEndsWithItsSecond() {
+        long read = 7_000_000_000L;
+        Instant now = Instant.parse("2026-11-29T17:06:14.999600400Z"); // 399 600 ns before 17:06:15
+        DateHeader.Cached line = DateHeader.at(read, now, new DateHeader.Cached(Long.MIN_VALUE, 0, new byte[0]));
+        assertThat(dateOf(line.line()).toInstant()).isEqualTo(Instant.parse("2026-11-29T17:06:14Z"));
+        assertThat(line.covers(read + 399_599)).isTrue();
+        assertThat(line.covers(read + 399_600)).as("17:06:15 has begun").isFalse();
+        assertThat(line.covers(read - 999_600_400)).as("17:06:14 began there").isTrue();
+        assertThat(line.covers(read - 999_600_401)).isFalse();
+    }
+
     /** Written by hand, the line is what the JDK's formatter makes of the same second, from 1970 to 9999. */
     @Test
     void theLineIsWhatTheJdksFormatterWrites() {
