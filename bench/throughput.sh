@@ -493,33 +493,36 @@ run_mode() {
 
 # ------------------------------------------------------------------ table ---
 
-# The rows of the run, one per mode, route and style: each figure the median of its rounds (with the
-# range of cpu µs/req in the last field when there were several), notes joined.
-median_rows() {
-  awk -F '\t' '
-    # The values of a space-separated list into x, ascending; their count.
+# awk functions over the values of a round each, kept as a space-separated list: shared by the
+# table's medians and the ratios' medians.
+AWK_ROUNDS='
+    # The values of list into x, ascending; their count.
     function sorted(list, x,   n, i, j, t) {
       n = split(list, x, " ")
       for (i = 2; i <= n; i++) { t = x[i]; for (j = i - 1; j >= 1 && x[j] + 0 > t + 0; j--) x[j + 1] = x[j]; x[j + 1] = t }
       return n
     }
-    function median(list,   n, x) {
-      n = sorted(list, x)
-      return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
-    }
+    # The median of x[1..n], ascending.
+    function middle(x, n) { return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2 }
+    function median(list,   n, x) { n = sorted(list, x); return middle(x, n) }
+'
+
+# The rows of the run, one per mode, route and style: each figure the median of its rounds (with the
+# range of cpu µs/req in the last field when there were several), notes joined.
+median_rows() {
+  awk -F '\t' "$AWK_ROUNDS"'
     # "rounds-split=S/F" when the rounds cost two clearly different amounts: sorted, the largest step
     # between neighbours is at least 8 % of the median and at least half the whole range; S rounds
     # above it (the costly ones), F below. The median then stands for whichever group is larger.
     function split_note(list,   n, x, i, step, at) {
       n = sorted(list, x); if (n < 4) return ""
       step = 0; for (i = 2; i <= n; i++) if (x[i] - x[i - 1] > step) { step = x[i] - x[i - 1]; at = i }
-      if (step < 0.08 * median(list) || step < 0.5 * (x[n] - x[1])) return ""
+      if (step < 0.08 * middle(x, n) || step < 0.5 * (x[n] - x[1])) return ""
       return "rounds-split=" (n - at + 1) "/" (at - 1)
     }
-    function range(list,   n, x, i, lo, hi) {
-      n = split(list, x, " "); if (n < 2) return ""
-      lo = hi = x[1] + 0; for (i = 2; i <= n; i++) { if (x[i] + 0 < lo) lo = x[i] + 0; if (x[i] + 0 > hi) hi = x[i] + 0 }
-      return sprintf("%.2f-%.2f", lo, hi)
+    function range(list,   n, x) {
+      n = sorted(list, x); if (n < 2) return ""
+      return sprintf("%.2f-%.2f", x[1], x[n])
     }
     NR == 1 { print; next }
     { k = $1 "\t" $2 "\t" $3; if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
@@ -583,15 +586,11 @@ render_ratios() {
   if [[ -n $BASE_BIN ]]; then
     for m in $KEEL_MODES; do ratios+=$'\n'"cpu µs/req, $m: this build / base|$m|base-$m|cpu_us_req|keep-alive pipelined fixed-rate|"; done
   fi
-  awk -F '\t' -v ratios="$ratios" -v dropped="${ACCESS_DROPPED:-}" '
+  awk -F '\t' -v ratios="$ratios" -v dropped="${ACCESS_DROPPED:-}" "$AWK_ROUNDS"'
     NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
     { ran[$1] = 1; for (f in col) v[$1, $2, $3, f, $col["round"]] = $col[f]
       if (!($col["round"] in round)) { round[$col["round"]] = 1; rounds[++nround] = $col["round"] }
       k = $2 " " $3; if (!(k in seen)) { seen[k] = 1; keys[++nk] = k } }
-    function median(n, x,   i, j, t) {
-      for (i = 2; i <= n; i++) { t = x[i]; for (j = i - 1; j >= 1 && x[j] > t; j--) x[j + 1] = x[j]; x[j + 1] = t }
-      return n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
-    }
     END {
       nr = split(ratios, line, "\n"); rows = ""
       for (i = 2; i <= nr; i++) {
@@ -600,13 +599,14 @@ render_ratios() {
         for (j = 1; j <= nk; j++) {
           split(keys[j], rs, " "); cell = ""
           if (index(" " c[5] " ", " " rs[2] " ")) {
-            nq = 0; delete qs
+            ql = ""
             for (r = 1; r <= nround; r++) {
               a = v[c[2], rs[1], rs[2], c[4], rounds[r]]; b = v[c[3], rs[1], rs[2], c[4], rounds[r]]
-              if (a > 0 && b > 0) qs[++nq] = a / b
+              if (a > 0 && b > 0) ql = ql " " sprintf("%.17g", a / b)
             }
+            nq = sorted(ql, qs)
             if (nq > 0) {
-              q = median(nq, qs); cell = sprintf("%.2fx", q)
+              q = middle(qs, nq); cell = sprintf("%.2fx", q)
               if (nq > 1) cell = cell sprintf(" (%.2f-%.2f)", qs[1], qs[nq])
               if (c[6] != "") { split(c[6], g, " "); ok = (g[1] == ">=") ? q >= g[2] : q <= g[2]; cell = cell (ok ? " ok" : " MISSED") }
             } else cell = "n/a"
