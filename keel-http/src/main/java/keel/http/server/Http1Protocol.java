@@ -396,13 +396,13 @@ final class Http1Protocol implements Protocol, Exchange {
 
     /** Times the answers {@link #answeredOnLoop} held, before any of them can leave (a clock read only when some are). */
     private void reportUntimed() {
-        if (!home.untimedAnswers().isEmpty()) reportUntimed(System.nanoTime());
+        UntimedAnswers untimed = home.untimedAnswers();
+        if (!untimed.isEmpty()) untimed.report(home.context().observer(), System.nanoTime());
     }
 
     /** Reports the answers held as made at {@code now}. */
     private void reportUntimed(long now) {
-        UntimedAnswers untimed = home.untimedAnswers();
-        if (!untimed.isEmpty()) untimed.report(home.context().observer(), now);
+        home.untimedAnswers().report(home.context().observer(), now);
     }
 
     /** The access log's time of the request being answered now. */
