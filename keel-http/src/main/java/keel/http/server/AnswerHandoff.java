@@ -1,20 +1,25 @@
 package keel.http.server;
 
+import keel.core.log.Log;
+import keel.core.net.Channel;
 import keel.http.Response;
 
 import java.util.Arrays;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
- * The answers made on other threads for one connection, on their way to its loop. The first answer
- * of a burst asks for a loop task; those that come before the loop takes the burst up ride along in
- * it: a pipelined run's answers, made one after another on one thread, reach the loop in one task
- * instead of one each.
+ * The inbox of one nio connection: the answers its handlers make later or on other threads, on
+ * their way to its loop. The first answer of a burst queues a loop task, in the place the connection
+ * reserved for it; those that come before the loop takes the burst up ride along in it: a pipelined
+ * run's answers, made one after another on one thread, reach the loop in one task instead of one each.
  *
  * <p>Bounded by the places its connection reserved for answers (its request and those run ahead of
  * their turn: at most {@code 1 + server.pipeline-run}); the arrays grow to that as pipelining needs.
  * Any thread adds; the connection's loop takes.
  */
-final class AnswerHandoff {
+final class AnswerHandoff implements HandlerCall.Inbox {
+    private static final Log LOG = Log.of(AnswerHandoff.class);
+
     /** What {@link #add} did with an answer. */
     enum Added {
         /** The first of a burst: the caller queues the loop's task, in the answer's reserved place. */
@@ -26,8 +31,13 @@ final class AnswerHandoff {
     }
 
     private final int capacity;
+    /** The connection's channel, whose loop takes the answers; null in unit tests of the burst alone. */
+    private final Channel channel;
+    /** The loop task that takes a burst up: the connection's. */
+    private final Runnable take;
+    private final ServerObserver observer;
     /**
-     * Responses and their timings (or null), in pairs: the ones added since the last take; made at the
+     * Responses and their calls, in pairs: the ones added since the last take; made at the
      * first answer (a connection whose handlers run on its loop has none). Guarded by {@code this}.
      */
     private Object[] adding;
@@ -39,22 +49,56 @@ final class AnswerHandoff {
 
     /** {@code capacity}: the most answers a burst can hold. */
     AnswerHandoff(int capacity) {
-        this.capacity = capacity;
+        this(capacity, null, null, ServerObserver.NONE);
     }
 
-    synchronized Added add(Response response, Exchange.Timing timing) {
+    /** {@code take}: the loop task that takes a burst up ({@link #take}) and hands its answers on. */
+    AnswerHandoff(int capacity, Channel channel, Runnable take, ServerObserver observer) {
+        this.capacity = capacity;
+        this.channel = channel;
+        this.take = take;
+        this.observer = observer;
+    }
+
+    /** Any thread: queues the answer for the loop, the first of a burst in a task of its own. */
+    @Override
+    public void answer(HandlerCall call, Response response) {
+        switch (add(response, call)) {
+            case FIRST -> {
+                try {
+                    channel.loop().executeReserved(take);
+                } catch (RejectedExecutionException stopped) {
+                    // Only a stopped loop refuses a reserved place: it closed its channels, this one included.
+                    Response[] refused = close();
+                    channel.loop().cancelReservedTasks(refused.length - 1); // the places of those behind the first
+                    for (Response dropped : refused) dropStopped(dropped, stopped.getMessage());
+                    channel.closeFromAnyThread();
+                }
+            }
+            case BEHIND -> { } // it goes in the task the first one queued; the loop gives its place back as it takes it
+            case REFUSED -> dropStopped(response, "event loop stopped");
+        }
+    }
+
+    private void dropStopped(Response response, String cause) {
+        observer.onDropped(ServerObserver.Drop.LOOP_STOPPED);
+        LOG.warn("response_dropped", "channel", channel, "cause", cause);
+        if (response.isStreamed()) DiscardingSubscriber.discard(response.stream());
+    }
+
+    synchronized Added add(Response response, HandlerCall call) {
         if (closed) return Added.REFUSED;
         if (added == capacity) throw new IllegalStateException("more answers than reserved places (" + capacity + ")");
         if (adding == null) adding = new Object[Math.min(4, 2 * capacity)];
         else if (2 * added == adding.length) adding = Arrays.copyOf(adding, Math.min(2 * adding.length, 2 * capacity));
         adding[2 * added] = response;
-        adding[2 * added + 1] = timing;
+        adding[2 * added + 1] = call;
         return added++ == 0 ? Added.FIRST : Added.BEHIND;
     }
 
     /**
      * On the loop, in the task of a burst's first answer: takes the burst, whose answers are then
-     * {@link #response}({@code i}) and {@link #timing}({@code i}) for {@code i} below the count
+     * {@link #response}({@code i}) and {@link #call}({@code i}) for {@code i} below the count
      * returned, until the next take. The next answer added starts a new burst.
      */
     int take() {
@@ -73,8 +117,8 @@ final class AnswerHandoff {
         return (Response) taken[2 * i];
     }
 
-    Exchange.Timing timing(int i) {
-        return (Exchange.Timing) taken[2 * i + 1];
+    HandlerCall call(int i) {
+        return (HandlerCall) taken[2 * i + 1];
     }
 
     /**

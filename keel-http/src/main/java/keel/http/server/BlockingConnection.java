@@ -251,7 +251,7 @@ final class BlockingConnection {
     private boolean exchange(Request request) throws IOException {
         if (peerCertificates != null) request = request.withPeerCertificates(peerCertificates);
         if (access != null) access.begin(request);
-        Response response = context.dispatcher().respond(request);
+        Response response = dispatch(request);
         ResponsePlan plan = ResponsePlan.of(request, response, context.isStopping());
         if (access != null) access.responding(response.status(), output.written());
         try {
@@ -266,6 +266,23 @@ final class BlockingConnection {
         }
         if (plan.close()) closeLingering();
         return !plan.close();
+    }
+
+    /** Routes the request and runs its handler here, on the connection's thread; times the answer for the observer. */
+    private Response dispatch(Request request) {
+        ServerObserver observer = context.observer();
+        long start = observer == ServerObserver.NONE ? 0 : System.nanoTime();
+        Dispatcher dispatcher = context.dispatcher();
+        Dispatch.Routed routed = dispatcher.route(request);
+        Response response = switch (routed) {
+            case Dispatch.Answered answered -> answered.response();
+            case Dispatch.Ready ready -> dispatcher.respond(ready);
+        };
+        if (observer != ServerObserver.NONE) {
+            String pattern = routed instanceof Dispatch.Ready ready ? ready.pattern() : ((Dispatch.Answered) routed).pattern();
+            ObservedAnswer.report(observer, request.method(), pattern, response.status(), System.nanoTime() - start);
+        }
+        return response;
     }
 
     /** Reads more input under the timeout that applies now; false when the connection should end. */

@@ -18,19 +18,21 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
- * Routes a request and runs its handler under the route's {@link Execution}. The answer goes to a
- * callback exactly once, on whatever thread produced it; the transport moves it to the connection's
- * own thread. Every place off the loop is bounded ({@link OffLoop}) and refuses at once with 503
+ * Routes a request and runs its handler under the route's {@link Execution}, for either transport,
+ * in two steps that each return ({@link Dispatch}): {@link #route}, then {@link #run}. An answer made
+ * on the calling thread is returned; one made later or elsewhere goes, exactly once, to the inbox the
+ * protocol gave, which takes it to the connection's own thread. Every place off the loop is bounded ({@link OffLoop}) and refuses at once with 503
  * when full. Every 503, its own or a handler's, is reported to the observer with its
  * {@link ServerObserver.Rejection reason}. Content codings are handled here for both transports: a
  * request body's before the handler runs ({@link RequestCoding}), a handler's answer as it leaves
@@ -43,7 +45,6 @@ final class Dispatcher implements AutoCloseable {
     private final Execution defaultExecution;
     private final WsOptions webSocketOptions;
     private final ServerObserver observer;
-    private final boolean observing;
     private final ResponseCompression compression;
     private final long maxBodySize;
     private final Duration handlerDeadline;
@@ -59,7 +60,6 @@ final class Dispatcher implements AutoCloseable {
         this.defaultExecution = options.execution();
         this.webSocketOptions = options.webSocket();
         this.observer = observer;
-        this.observing = observer != ServerObserver.NONE;
         this.compression = new ResponseCompression(options.compression());
         this.maxBodySize = options.limits().maxBodySize();
         this.handlerDeadline = options.timeouts().handlerDeadline();
@@ -75,109 +75,90 @@ final class Dispatcher implements AutoCloseable {
     }
 
     /**
-     * Routes {@code request} and answers through {@code done}, possibly before this method returns.
-     * {@code loop} is the connection's event loop: an {@code EVENT_LOOP} handler runs on it, labelled
-     * with its route for the watchdog. A handshake a WebSocket route accepts goes to {@code exchange}.
+     * Finds the route of {@code request}: an answer of the router's own (400 for a bad path, 404, 405,
+     * 415 for a body coding no handler can read), or the handler ready to run. Changes nothing: a
+     * request routed and not run leaves no trace.
      */
-    void dispatch(Request request, Consumer<Response> done, EventLoop loop, Exchange exchange) {
-        resolve(request, done, loop, false, exchange);
-    }
-
-    /** For the blocking transport: routes and runs the handler on the calling thread, waiting for an async one. */
-    Response respond(Request request) {
-        CompletableFuture<Response> answer = new CompletableFuture<>();
-        resolve(request, answer::complete, null, true, null);
-        try {
-            return answer.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            rejected(ServerObserver.Rejection.SHUTTING_DOWN);
-            return Responses.overloaded("server is stopping");
-        } catch (ExecutionException e) {
-            return Responses.forException(e, request); // not reached: invoke always completes normally
-        }
-    }
-
-    private void resolve(Request request, Consumer<Response> done, EventLoop loop, boolean onCallingThread, Exchange exchange) {
-        long start = observing ? startTime(loop) : 0;
+    Dispatch.Routed route(Request request) {
         RouteMatch match;
         try {
             match = routes.match(request.method(), request.path());
         } catch (HttpStatusException badPath) {
-            recorded(done, request, null, start, exchange).accept(Responses.forException(badPath, request));
-            return;
+            return new Dispatch.Answered(Responses.forException(badPath, request), null);
         }
-        switch (match) {
-            case RouteMatch.NotFound notFound -> recorded(done, request, null, start, exchange).accept(Responses.notFound());
-            case RouteMatch.MethodNotAllowed notAllowed ->
-                    recorded(done, request, null, start, exchange).accept(Responses.methodNotAllowed(notAllowed.allowed()));
-            case RouteMatch.Found found -> {
-                Route route = found.route();
-                if (exchange != null && route.endpoint() instanceof Route.Sync sync && executionOf(route) == Execution.EVENT_LOOP
-                        && !routeLimits.containsKey(route) && RequestCoding.unsupported(request) == null) {
-                    exchange.runsOn(Execution.EVENT_LOOP);
-                    answerOnLoop(route, sync, routed(request, found, route), start, done, exchange, loop);
-                    return;
-                }
-                Consumer<Response> answer = recorded(done, request, route, start, exchange);
-                if (exchange != null && route.endpoint() instanceof Route.WebSocket webSocket) {
-                    upgrade(route, webSocket.endpoint(), request.withPathParams(found.pathParams()), answer, exchange, start);
-                    return;
-                }
-                String unsupportedCoding = RequestCoding.unsupported(request);
-                if (unsupportedCoding != null) {
-                    answer.accept(Responses.unsupportedContentCoding(unsupportedCoding));
-                    return;
-                }
-                Execution execution = executionOf(route);
-                // A synchronous handler on the loop answers before dispatch returns: no place to reserve,
-                // and no deadline (nothing could answer while it holds the loop; the guard watches it).
-                boolean answersLater = execution != Execution.EVENT_LOOP || route.endpoint() instanceof Route.Async;
-                if (exchange != null) {
-                    exchange.runsOn(execution);
-                    if (answersLater && !exchange.reserveAnswer()) {
-                        reject(ServerObserver.Rejection.LOOP_QUEUE_FULL, "event loop task queue is full", answer);
-                        return;
-                    }
-                }
-                HandlerCall call = new HandlerCall(answer);
-                Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
-                if (limit != null) {
-                    if (!limit.tryAcquire()) {
-                        reject(ServerObserver.Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", answer);
-                        return;
-                    }
-                    call.releasesWithAnswer(limit::release);
-                }
-                long deadline = route.deadlineOr(handlerDeadline).toNanos();
-                if (deadline > 0 && exchange == null) {
-                    call.runsUnder(deadline);
-                    call.expireAfter(deadline, deadlineResponse(deadline), () -> rejected(ServerObserver.Rejection.DEADLINE));
-                } else if (deadline > 0 && answersLater) {
-                    call.runsUnder(deadline);
-                    exchange.deadline(call, deadline);
-                }
-                Request routed = routed(request, found, route);
-                if (onCallingThread) invoke(route, routed, call);
-                else run(execution, route, routed, call, loop, exchange);
-            }
-        }
+        return switch (match) {
+            case RouteMatch.NotFound notFound -> new Dispatch.Answered(Responses.notFound(), null);
+            case RouteMatch.MethodNotAllowed notAllowed -> new Dispatch.Answered(Responses.methodNotAllowed(notAllowed.allowed()), null);
+            case RouteMatch.Found found -> ready(request, found);
+        };
     }
 
-    /** The request as its handler sees it: with the route's path parameters, and its body decoded on reading (under the route's limit). */
-    private Request routed(Request request, RouteMatch.Found found, Route route) {
-        return RequestCoding.decoding(request.withPathParams(found.pathParams()), route.maxBodySizeOr(maxBodySize));
+    private Dispatch.Routed ready(Request request, RouteMatch.Found found) {
+        Route route = found.route();
+        Execution execution = executionOf(route);
+        if (route.endpoint() instanceof Route.WebSocket) {
+            return new Dispatch.Ready(route, request.withPathParams(found.pathParams()), execution, 0);
+        }
+        String unsupportedCoding = RequestCoding.unsupported(request);
+        if (unsupportedCoding != null) return new Dispatch.Answered(Responses.unsupportedContentCoding(unsupportedCoding), route.path());
+        // The body is decoded on reading, under the route's limit.
+        Request routed = RequestCoding.decoding(request.withPathParams(found.pathParams()), route.maxBodySizeOr(maxBodySize));
+        return new Dispatch.Ready(route, routed, execution, route.deadlineOr(handlerDeadline).toNanos());
     }
 
     /**
-     * The common case, a synchronous handler on its connection's loop (on a route without a
-     * concurrency limit), answered without an object of its own: it answers before this returns, and
-     * nothing can answer for it meanwhile (it has no deadline: the guard watches the loop instead),
-     * so it needs no {@link HandlerCall} to keep a second answer out; and its exchange times its
-     * answer, for the observer and the access log ({@link Exchange#answeredOnLoop}).
+     * Runs the handler {@code ready} holds, under its route's limit and execution, on the connection's
+     * event loop {@code loop} (an {@code EVENT_LOOP} handler runs here, labelled with its route for the
+     * watchdog), or, with {@code loop} null, here on the calling thread (the blocking transport, which
+     * waits for the inbox). An answer made later or elsewhere goes to {@code inbox}, once; a handler
+     * off the loop waits in the {@link Dispatch.Running#run run} returned for the protocol to start it.
+     * When {@link Dispatch.Ready#answersLater} the protocol has reserved the answer's place already.
      */
-    private void answerOnLoop(Route route, Route.Sync sync, Request request, long start, Consumer<Response> done, Exchange exchange,
-                              EventLoop loop) {
+    Dispatch.Started run(Dispatch.Ready ready, EventLoop loop, HandlerCall.Inbox inbox) {
+        Route route = ready.route();
+        Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
+        if (limit != null && !limit.tryAcquire()) {
+            return refused(ServerObserver.Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", ready);
+        }
+        switch (route.endpoint()) {
+            case Route.WebSocket webSocket -> {
+                if (loop != null) return upgrade(ready, webSocket.endpoint(), limit);
+                if (limit != null) limit.release();
+                return new Dispatch.Answered(Responses.error(501, "WebSocket routes need the nio transport (server.transport: nio)"),
+                        ready.pattern());
+            }
+            case Route.Sync sync when loop != null && ready.execution() == Execution.EVENT_LOOP -> {
+                try {
+                    return new Dispatch.Answered(answerOnLoop(sync, ready.request(), loop, route), ready.pattern());
+                } finally {
+                    if (limit != null) limit.release();
+                }
+            }
+            default -> {
+            }
+        }
+        HandlerCall call = new HandlerCall(inbox);
+        if (limit != null) call.releasesWithAnswer(limit::release);
+        long deadline = ready.deadlineNanos();
+        if (deadline > 0) call.runsUnder(deadline);
+        if (loop == null) {
+            if (deadline > 0) call.expireAfter(deadline, deadlineResponse(deadline), () -> rejected(ServerObserver.Rejection.DEADLINE));
+            invoke(route, ready.request(), call);
+            return new Dispatch.Running(call, null);
+        }
+        return switch (ready.execution()) {
+            case EVENT_LOOP -> onLoop(ready, call, loop);
+            case WORKER_POOL -> onWorker(ready, call);
+            case VIRTUAL_THREAD -> onVirtualThread(ready, call);
+        };
+    }
+
+    /**
+     * A synchronous handler on its connection's loop, answered without a {@link HandlerCall}: it
+     * answers before {@code run} returns, and nothing can answer for it meanwhile (it has no deadline:
+     * the guard watches the loop instead).
+     */
+    private Response answerOnLoop(Route.Sync sync, Request request, EventLoop loop, Route route) {
         loop.markActivity(route);
         try {
             Response response;
@@ -187,9 +168,7 @@ final class Dispatcher implements AutoCloseable {
                 response = Responses.forException(failure, request);
             }
             if (response.status() == 503) rejected(ServerObserver.Rejection.HANDLER);
-            response = compression.answer(request, response);
-            if (observing) exchange.answeredOnLoop(request.method(), route.path(), response.status(), start);
-            done.accept(response);
+            return compression.answer(request, response);
         } finally {
             loop.markActivity(null);
         }
@@ -202,38 +181,96 @@ final class Dispatcher implements AutoCloseable {
         return response;
     }
 
-    /**
-     * On the connection's loop {@code loop}, before {@code run} goes to its thread: appends
-     * {@code request}, pipelined behind the run's, as its next step, when it can run there as it would
-     * have alone: a synchronous handler under the run's execution, on a route without a concurrency
-     * limit, with a place for its answer in the loop's task queue. It takes no place of its own under
-     * the pool's (or the virtual threads') limit: it runs on the run's thread, under the run's place.
-     * Returns its call (its answer's gate, with its {@link HandlerCall#deadlineNanos deadline}), or
-     * null, with nothing taken, when it cannot: the connection dispatches it afresh later. The
-     * request's deadline is the exchange's to arm once the answers before it are written.
-     */
-    HandlerCall follow(PipelineRun run, Request request, Consumer<Response> done, EventLoop loop, Exchange exchange) {
-        RouteMatch match;
+    /** An async handler on the loop: answered now when its stage is already complete, else later through the inbox. */
+    private Dispatch.Started onLoop(Dispatch.Ready ready, HandlerCall call, EventLoop loop) {
+        Route.Async async = (Route.Async) ready.route().endpoint();
+        CompletionStage<Response> stage;
+        loop.markActivity(ready.route());
         try {
-            match = routes.match(request.method(), request.path());
-        } catch (HttpStatusException badPath) {
-            return null;
+            stage = callAsync(async, ready.request(), call);
+        } finally {
+            loop.markActivity(null);
         }
-        if (!(match instanceof RouteMatch.Found found)) return null;
-        Route route = found.route();
-        if (!(route.endpoint() instanceof Route.Sync) || executionOf(route) != run.execution() || routeLimits.containsKey(route)
-                || RequestCoding.unsupported(request) != null || !exchange.reserveAnswer()) {
-            return null;
+        if (stage instanceof CompletableFuture<Response> future && future.isDone() && call.settle()) {
+            Response response;
+            Throwable failure = null;
+            try {
+                response = future.join();
+            } catch (CompletionException e) {
+                response = null;
+                failure = e.getCause();
+            } catch (CancellationException e) {
+                response = null;
+                failure = e;
+            }
+            response = asyncAnswer(response, failure, ready.request());
+            if (response.status() == 503) rejected(ServerObserver.Rejection.HANDLER);
+            return new Dispatch.Answered(compression.answer(ready.request(), response), ready.pattern());
         }
-        HandlerCall call = new HandlerCall(recorded(done, request, route, observing ? startTime(loop) : 0, exchange));
-        long deadline = route.deadlineOr(handlerDeadline).toNanos();
-        if (deadline > 0) call.runsUnder(deadline); // armed at its turn, which may come while it runs
-        run.append(step(route, routed(request, found, route), call));
+        awaitAsync(stage, ready.request(), call);
+        return new Dispatch.Running(call, null);
+    }
+
+    /**
+     * A handler on the worker pool, under an admission permit taken now (a full pool refuses at once).
+     * The permit goes back as the answer goes to the loop (or as the deadline answers), a run's with
+     * its last answer: a client that has read its answers never finds its own requests still holding one.
+     */
+    private Dispatch.Started onWorker(Dispatch.Ready ready, HandlerCall call) {
+        Runnable release = offLoop.tryAdmitWorker();
+        if (release == null) {
+            ServerObserver.Rejection reason = offLoop.isShutdown() ? ServerObserver.Rejection.SHUTTING_DOWN : ServerObserver.Rejection.WORKER_POOL_FULL;
+            return refused(reason, reason == ServerObserver.Rejection.SHUTTING_DOWN ? "server is stopping" : "worker pool is full", ready, call);
+        }
+        call.releasesWithAnswer(release);
+        PipelineRun run = new PipelineRun(Execution.WORKER_POOL, step(ready, call), (work, failed) -> {
+            try {
+                offLoop.executeOnWorker(work, release);
+            } catch (RejectedExecutionException stopped) {
+                failed.run();
+            }
+        }, refused -> reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", refused));
+        return new Dispatch.Running(call, run);
+    }
+
+    /** A handler on a virtual thread of its own, under a place of the virtual-thread limit taken now. */
+    private Dispatch.Started onVirtualThread(Dispatch.Ready ready, HandlerCall call) {
+        if (!offLoop.tryAdmitVirtualThread()) {
+            return refused(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "virtual-thread concurrency limit reached", ready, call);
+        }
+        call.releasesWithAnswer(offLoop.virtualThreadRelease());
+        boolean offloaded = ready.route().executionOr(defaultExecution) == Execution.EVENT_LOOP; // moved here by the guard
+        PipelineRun run = new PipelineRun(Execution.VIRTUAL_THREAD, step(ready, call),
+                (work, failed) -> TurnStarts.start(offLoop.newVirtualThread(work, offloaded), failed),
+                refused -> reject(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "a virtual thread could not start", refused));
+        return new Dispatch.Running(call, run);
+    }
+
+    /**
+     * True when {@code ready}, pipelined behind the first request of {@code run}, can join it and run
+     * there as it would have alone: a synchronous handler under the run's execution, on a route
+     * without a concurrency limit.
+     */
+    boolean canJoin(PipelineRun run, Dispatch.Ready ready) {
+        return ready.route().endpoint() instanceof Route.Sync && ready.execution() == run.execution()
+                && !routeLimits.containsKey(ready.route());
+    }
+
+    /**
+     * On the connection's loop, before {@code run} starts, with the answer's place reserved: appends
+     * {@code ready} (which {@link #canJoin} it) as the run's next step. It takes no place of its own
+     * under the pool's (or the virtual threads') limit: it runs on the run's thread, under the run's
+     * place. Its deadline is the protocol's to arm once the answers before it are written.
+     */
+    HandlerCall join(PipelineRun run, Dispatch.Ready ready, HandlerCall.Inbox inbox) {
+        HandlerCall call = new HandlerCall(inbox);
+        if (ready.deadlineNanos() > 0) call.runsUnder(ready.deadlineNanos()); // armed at its turn, which may come while it runs
+        run.append(step(ready, call));
         return call;
     }
 
-    private PipelineRun.Step step(Route route, Request request, HandlerCall call) {
-        return new Invocation(this, route, request, call);
+    private PipelineRun.Step step(Dispatch.Ready ready, HandlerCall call) {
+        return new Invocation(this, ready.route(), ready.request(), call);
     }
 
     /** A handler's run off the loop: skipped when its call was answered before it could start (its deadline passed). */
@@ -244,94 +281,35 @@ final class Dispatcher implements AutoCloseable {
         }
     }
 
-    private void run(Execution execution, Route route, Request request, HandlerCall call, EventLoop loop, Exchange exchange) {
-        // A synchronous handler off the loop runs as the first step of a run the pipelined requests behind it may join.
-        PipelineRun run = execution != Execution.EVENT_LOOP && exchange != null && route.endpoint() instanceof Route.Sync
-                ? new PipelineRun(execution, step(route, request, call)) : null;
-        switch (execution) {
-            case EVENT_LOOP -> {
-                loop.markActivity(route);
-                try {
-                    invoke(route, request, call);
-                } finally {
-                    loop.markActivity(null);
-                }
-            }
-            case WORKER_POOL -> {
-                boolean queued;
-                try {
-                    // The place goes back as the answer goes to the loop (or as the deadline answers), a
-                    // run's with its last answer: a client that has read its answers never finds its own
-                    // requests still holding a place.
-                    queued = offLoop.runOnWorker(release -> {
-                        call.releasesWithAnswer(release);
-                        if (run == null) return step(route, request, call);
-                        exchange.runs(run); // the pipelined requests behind join before the run starts
-                        return run;
-                    });
-                } catch (RejectedExecutionException stopped) {
-                    queued = false;
-                }
-                if (queued) return;
-                if (offLoop.isShutdown()) {
-                    refuse(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", call, run);
-                } else {
-                    reject(ServerObserver.Rejection.WORKER_POOL_FULL, "worker pool is full", call);
-                }
-            }
-            case VIRTUAL_THREAD -> {
-                if (!offLoop.tryAdmitVirtualThread()) {
-                    reject(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "virtual-thread concurrency limit reached", call);
-                    return;
-                }
-                call.releasesWithAnswer(offLoop.virtualThreadRelease());
-                if (run != null) exchange.runs(run); // the pipelined requests behind join before the run starts
-                boolean offloaded = route.executionOr(defaultExecution) == Execution.EVENT_LOOP; // moved here by the guard
-                TurnStarts.start(offLoop.newVirtualThread(run != null ? run : step(route, request, call), offloaded),
-                        () -> refuse(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "a virtual thread could not start", call, run));
-            }
-        }
-    }
-
-    /** Answers {@code call}, and the requests that joined its {@code run} (when there is one), with 503 for {@code reason}. */
-    private void refuse(ServerObserver.Rejection reason, String why, HandlerCall call, PipelineRun run) {
-        reject(reason, why, call);
-        if (run != null) run.refuse(joined -> reject(reason, why, joined));
-    }
-
-    /** On the connection's loop: the deadline of {@code call} passed; true when that answered it (503, counted). */
-    boolean expire(HandlerCall call, long nanos) {
-        return call.expire(deadlineResponse(nanos), () -> rejected(ServerObserver.Rejection.DEADLINE));
+    /**
+     * On the connection's loop: the deadline of {@code call} passed. Returns the 503 to answer
+     * (counted), or null when the handler's answer came first.
+     */
+    Response expire(HandlerCall call) {
+        if (!call.expire(() -> rejected(ServerObserver.Rejection.DEADLINE))) return null;
+        return deadlineResponse(call.deadlineNanos());
     }
 
     private static Response deadlineResponse(long nanos) {
         return Responses.overloaded("handler deadline of " + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms passed");
     }
 
-    /** Checks the handshake (its hooks run here, on the loop) and hands an accepted one to the connection. */
-    private void upgrade(Route route, WsEndpoint endpoint, Request request, Consumer<Response> refuse, Exchange exchange, long start) {
+    /** Checks the handshake (its hooks run here, on the loop) under the route's limit, held by the session. */
+    private Dispatch.Started upgrade(Dispatch.Ready ready, WsEndpoint endpoint, Semaphore limit) {
+        Request request = ready.request();
         WsHandshake.Outcome outcome;
         try {
             outcome = WsHandshake.check(request, endpoint, webSocketOptions);
         } catch (Throwable failure) {
-            refuse.accept(Responses.forException(failure, request));
-            return;
+            outcome = new WsHandshake.Refused(Responses.forException(failure, request));
         }
-        switch (outcome) {
-            case WsHandshake.Refused refused -> refuse.accept(refused.response());
-            case WsHandshake.Accepted accepted -> {
-                // A WebSocket route's limit counts open sessions: the permit is held until the session closes.
-                Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
-                if (limit != null && !limit.tryAcquire()) {
-                    reject(ServerObserver.Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", refuse);
-                    return;
-                }
-                if (observing) exchange.answeredOnLoop(request.method(), route.path(), 101, start);
-                var binding = new WsConnection.Binding(endpoint.listener(), request, accepted.subprotocol(), accepted.deflate(),
-                        listenerExecutor(route), route);
-                exchange.upgrade(accepted, binding, limit == null ? () -> { } : limit::release);
-            }
+        if (outcome instanceof WsHandshake.Accepted accepted) {
+            var binding = new WsConnection.Binding(endpoint.listener(), request, accepted.subprotocol(), accepted.deflate(),
+                    listenerExecutor(ready.route()), ready.route());
+            return new Dispatch.Upgrade(accepted, binding, limit == null ? () -> { } : limit::release);
         }
+        if (limit != null) limit.release();
+        return new Dispatch.Answered(((WsHandshake.Refused) outcome).response(), ready.pattern());
     }
 
     /**
@@ -342,15 +320,33 @@ final class Dispatcher implements AutoCloseable {
         return switch (executionOf(route)) {
             case EVENT_LOOP -> null;
             case WORKER_POOL -> task -> {
-                if (!offLoop.runOnWorker(release -> task)) throw new RejectedExecutionException("worker pool is full");
+                if (!offLoop.runOnWorker(task)) throw new RejectedExecutionException("worker pool is full");
             };
             case VIRTUAL_THREAD -> offLoop::runOnVirtualThread;
         };
     }
 
-    private void reject(ServerObserver.Rejection reason, String text, Consumer<Response> done) {
+    /** A 503 for {@code reason}, counted: for the protocol's own refusals (its loop's task queue is full). */
+    Response refusal(ServerObserver.Rejection reason, String text) {
         rejected(reason);
-        done.accept(Responses.overloaded(text));
+        return Responses.overloaded(text);
+    }
+
+    private Dispatch.Answered refused(ServerObserver.Rejection reason, String text, Dispatch.Ready ready) {
+        return new Dispatch.Answered(refusal(reason, text), ready.pattern());
+    }
+
+    /** Refuses a call before its handler ran: gives back what it holds (the route's limit). */
+    private Dispatch.Answered refused(ServerObserver.Rejection reason, String text, Dispatch.Ready ready, HandlerCall call) {
+        call.settle();
+        return refused(reason, text, ready);
+    }
+
+    /** Answers {@code call} with 503 for {@code reason} through its inbox (a run that could not start). */
+    private void reject(ServerObserver.Rejection reason, String text, HandlerCall call) {
+        if (call.isAnswered()) return;
+        rejected(reason);
+        call.answer(Responses.overloaded(text));
     }
 
     private void rejected(ServerObserver.Rejection reason) {
@@ -367,21 +363,27 @@ final class Dispatcher implements AutoCloseable {
      */
     private void answer(HandlerCall call, Request request, Response response) {
         if (response.status() == 503 && !call.isAnswered()) rejected(ServerObserver.Rejection.HANDLER);
-        call.accept(compression.answer(request, response));
-    }
-
-    /** Reports each response to the observer ({@link ObservedAnswer}); allocates nothing when nobody observes. */
-    private Consumer<Response> recorded(Consumer<Response> done, Request request, Route route, long start, Exchange exchange) {
-        if (!observing) return done;
-        return new ObservedAnswer(observer, done, request.method(), route == null ? null : route.path(), start, exchange);
+        call.answer(compression.answer(request, response));
     }
 
     /**
-     * When a request's time starts for its observer: on its loop, the loop's last clock read, made as it
-     * took up the connection's input (free, and the moment the request began to be served there).
+     * For the blocking transport: runs {@code ready} on the calling thread, waiting for an async
+     * handler's answer (or its deadline's).
      */
-    private static long startTime(EventLoop loop) {
-        return loop != null && loop.inEventLoop() ? loop.lastNanoTime() : System.nanoTime();
+    Response respond(Dispatch.Ready ready) {
+        CompletableFuture<Response> answer = new CompletableFuture<>();
+        if (run(ready, null, (call, response) -> answer.complete(response)) instanceof Dispatch.Answered answered) {
+            return answered.response();
+        }
+        try {
+            return answer.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            rejected(ServerObserver.Rejection.SHUTTING_DOWN);
+            return Responses.overloaded("server is stopping");
+        } catch (ExecutionException e) {
+            return Responses.forException(e, ready.request()); // not reached: the inbox is always given a response
+        }
     }
 
     /** Where {@code route} runs now: its own execution or the server's, on virtual threads once offloaded. */
@@ -431,27 +433,38 @@ final class Dispatcher implements AutoCloseable {
             }
             case Route.WebSocket webSocket -> answer(call, request, Responses.error(501,
                     "WebSocket routes need the nio transport (server.transport: nio)"));
-            case Route.Async async -> {
-                CompletionStage<Response> stage;
-                call.enter();
-                try {
-                    stage = async.handler().handle(request);
-                    if (stage == null) throw new IllegalStateException("async handler returned null");
-                } catch (Throwable failure) {
-                    if (!call.isAnswered()) answer(call, request, Responses.forException(failure, request));
-                    return;
-                } finally {
-                    call.leave();
-                }
-                stage.whenComplete((response, failure) -> {
-                    if (call.isAnswered()) {
-                        if (response != null && response.isStreamed()) DiscardingSubscriber.discard(response.stream());
-                    } else if (failure != null) answer(call, request, Responses.forException(failure, request));
-                    else if (response == null) answer(call, request, Responses.forException(new IllegalStateException("async handler completed with null"), request));
-                    else answer(call, request, response);
-                });
-            }
+            case Route.Async async -> awaitAsync(callAsync(async, request, call), request, call);
         }
+    }
+
+    /** Calls an async handler here; a failure to return a stage is a stage failed with it. */
+    private static CompletionStage<Response> callAsync(Route.Async async, Request request, HandlerCall call) {
+        call.enter();
+        try {
+            CompletionStage<Response> stage = async.handler().handle(request);
+            return stage != null ? stage : CompletableFuture.failedFuture(new IllegalStateException("async handler returned null"));
+        } catch (Throwable failure) {
+            return CompletableFuture.failedFuture(failure);
+        } finally {
+            call.leave();
+        }
+    }
+
+    /** Answers {@code call} with what {@code stage} completes with, on the thread that completes it. */
+    private void awaitAsync(CompletionStage<Response> stage, Request request, HandlerCall call) {
+        stage.whenComplete((response, failure) -> {
+            if (call.isAnswered()) {
+                if (response != null && response.isStreamed()) DiscardingSubscriber.discard(response.stream());
+            } else {
+                answer(call, request, asyncAnswer(response, failure, request));
+            }
+        });
+    }
+
+    private static Response asyncAnswer(Response response, Throwable failure, Request request) {
+        if (failure != null) return Responses.forException(failure, request);
+        if (response == null) return Responses.forException(new IllegalStateException("async handler completed with null"), request);
+        return response;
     }
 
     int workerActive() {

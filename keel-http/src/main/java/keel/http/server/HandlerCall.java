@@ -6,11 +6,11 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
- * One request's run of its handler, answered exactly once: by the handler, or by its deadline,
- * whichever comes first. The first answer gives back the permits the request holds (the route's
+ * One request's run of its handler, answered exactly once: by the handler, or by its deadline (or a
+ * refusal), whichever comes first. The handler's answer goes to the {@link Inbox} given at creation;
+ * a deadline's or a refusal's is its caller's to deliver. The first answer gives back the permits the request holds (the route's
  * limit, its place in the worker pool or under the virtual-thread limit; a pipelined run's place is
  * held by its last request's call, {@link #passPlaceTo}) and goes on; a later one is dropped, so a
  * handler that finishes after its deadline never sends a second response.
@@ -19,7 +19,15 @@ import java.util.function.Consumer;
  * (a worker, a virtual thread, a blocking connection's thread), never afterwards, when the thread has
  * moved on to other work.
  */
-final class HandlerCall implements Consumer<Response> {
+final class HandlerCall {
+    /**
+     * Where a handler's answer goes, on the thread that made it: for a nio connection, to its loop in
+     * one task; for the blocking transport, to the connection's waiting thread.
+     */
+    interface Inbox {
+        void answer(HandlerCall call, Response response);
+    }
+
     private static final VarHandle ANSWERED;
     private static final VarHandle RUNNING;
     /** In {@link #running} while the deadline interrupts the handler's thread. */
@@ -35,7 +43,7 @@ final class HandlerCall implements Consumer<Response> {
         }
     }
 
-    private final Consumer<Response> done;
+    private final Inbox inbox;
     @SuppressWarnings("unused") // through ANSWERED
     private volatile boolean answered;
     /** Permits given back with the answer: at most two (the route's limit, then the pool's). */
@@ -51,8 +59,8 @@ final class HandlerCall implements Consumer<Response> {
     /** The blocking transport's timer, cancelled by the answer; null on the nio transport (the channel's deadline). */
     private CompletableFuture<Void> timer;
 
-    HandlerCall(Consumer<Response> done) {
-        this.done = done;
+    HandlerCall(Inbox inbox) {
+        this.inbox = inbox;
     }
 
     /** Gives {@code permit} back with the answer (set before the handler can answer). */
@@ -79,23 +87,33 @@ final class HandlerCall implements Consumer<Response> {
         return answered;
     }
 
-    /** The handler's answer: handed on when it is the first, dropped when the deadline came first. */
-    @Override
-    public void accept(Response response) {
-        if (!ANSWERED.compareAndSet(this, false, true)) {
+    /** The handler's answer: goes to the inbox when it is the first, dropped when the deadline came first. */
+    void answer(Response response) {
+        if (!settle()) {
             if (response.isStreamed()) DiscardingSubscriber.discard(response.stream());
             return;
         }
         if (timer != null) timer.complete(null); // cancels the timer
-        finish(response);
+        inbox.answer(this, response);
+    }
+
+    /**
+     * Answers the call without the handler (a refusal before it ran, an answer it made at once on
+     * the calling thread): gives the permits back. True when nothing had answered it yet; the caller
+     * then delivers the answer itself.
+     */
+    boolean settle() {
+        if (!ANSWERED.compareAndSet(this, false, true)) return false;
+        release();
+        return true;
     }
 
     /**
      * The deadline passed: when the handler has not answered yet, runs {@code onExpired} (before the
-     * client can see the answer), interrupts the handler's thread (if its code runs now), gives the
-     * permits back and answers {@code timeout}. True when it did.
+     * client can see the answer), interrupts the handler's thread (if its code runs now) and gives the
+     * permits back. True when it did: the caller then delivers the deadline's answer.
      */
-    boolean expire(Response timeout, Runnable onExpired) {
+    boolean expire(Runnable onExpired) {
         if (!ANSWERED.compareAndSet(this, false, true)) return false;
         onExpired.run();
         try {
@@ -107,16 +125,16 @@ final class HandlerCall implements Consumer<Response> {
                 }
             }
         } finally {
-            finish(timeout);
+            release();
         }
         return true;
     }
 
-    /** For the blocking transport: {@link #expire} with {@code timeout} after {@code nanos}, on the JDK's timer thread. */
+    /** For the blocking transport: {@link #expire} after {@code nanos}, on the JDK's timer thread, with {@code timeout} to the inbox. */
     void expireAfter(long nanos, Response timeout, Runnable onExpired) {
         timer = new CompletableFuture<Void>().orTimeout(nanos, TimeUnit.NANOSECONDS);
         timer.whenComplete((ignored, failure) -> {
-            if (failure != null) expire(timeout, onExpired);
+            if (failure != null && expire(onExpired)) inbox.answer(this, timeout);
         });
     }
 
@@ -152,9 +170,8 @@ final class HandlerCall implements Consumer<Response> {
         Thread.interrupted();
     }
 
-    private void finish(Response response) {
+    private void release() {
         if (firstRelease != null) firstRelease.run();
         if (secondRelease != null) secondRelease.run();
-        done.accept(response);
     }
 }

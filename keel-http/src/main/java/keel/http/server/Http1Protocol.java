@@ -9,6 +9,7 @@ import keel.http.Response;
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
 import keel.http.codec.ParseResult;
+import keel.http.router.Route;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
 
@@ -16,13 +17,15 @@ import java.nio.ByteBuffer;
 import java.security.cert.X509Certificate;
 import java.util.ArrayDeque;
 import java.util.List;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.function.Consumer;
 import javax.net.ssl.SSLSession;
 
 /**
- * The HTTP/1.1 server exchange on a {@link Channel} of the nio transport: every method runs on the
- * channel's loop, except {@link #answer}, which hops onto it.
+ * The HTTP/1.1 server exchange on a {@link Channel} of the nio transport, all of it on the channel's
+ * loop. A request goes to the {@link Dispatcher} in two calls that return ({@link Dispatch}): route
+ * it, then run it. An answer made at once is written at once; one made later or on another thread
+ * comes back through the connection's inbox ({@link AnswerHandoff}) in one loop task. The exchange
+ * alone reserves that task's place, arms the handler's deadline, times the answer and writes the
+ * access line.
  *
  * <pre>
  *            ┌──────────── keep-alive: next (pipelined) request ───────────┐
@@ -48,25 +51,31 @@ import javax.net.ssl.SSLSession;
  * does not read cannot grow server memory; the channel answers all the responses one batch of input
  * produced with one write.
  */
-final class Http1Protocol implements Protocol, Exchange {
+final class Http1Protocol implements Protocol {
     private static final Log LOG = Log.of(Http1Protocol.class);
 
     private enum State { READING, HANDLING, STREAMING, CLOSING, UPGRADED, CLOSED }
 
-    /** A request parsed while another was handled, in a run behind it, and its answer once it came. */
-    private static final class Ahead {
+    /**
+     * A request whose answer comes later, through the inbox: the current one, or one run ahead of its
+     * turn behind it; and its answer once it came, while the requests before it are answered.
+     */
+    private static final class Pending {
         final Request request;
         /** Its handler's run: the gate of its answer, and its deadline. */
         final HandlerCall call;
         final Execution execution;
-        final long parsedNanos;
+        final String pattern;
+        /** The loop's clock when it was parsed: its start for the observer and the access log. */
+        final long start;
         Response answer;
 
-        Ahead(Request request, HandlerCall call, Execution execution, long parsedNanos) {
+        Pending(Request request, HandlerCall call, Execution execution, String pattern, long start) {
             this.request = request;
             this.call = call;
             this.execution = execution;
-            this.parsedNanos = parsedNanos;
+            this.pattern = pattern;
+            this.start = start;
         }
     }
 
@@ -80,29 +89,21 @@ final class Http1Protocol implements Protocol, Exchange {
     private final BodyRate bodyRate;
     /** Answered instead of any request (past the connection limit), or null. */
     private final Response refusal;
-    /** Created once: a method reference made per request would allocate on every request. */
-    private final Consumer<Response> onResponse = response -> answer(response, null);
+    private final boolean observing;
     private Channel channel;
     private State state = State.READING;
     private Wait wait = Wait.NONE;
     private Request current;
-    /** The handler run of the current request while it has a deadline, else null. */
-    private HandlerCall handlerCall;
-    private long handlerDeadlineNanos;
-    /** Answers with a place reserved ({@link #reserveAnswer}) in the loop's task queue, not yet taken or given back. */
-    private int reservedAnswers;
-    /** Answers made on other threads, on their way here: a burst of them in one task ({@link #takeAnswers}). */
-    private final AnswerHandoff handoff;
-    /** Created once: a method reference made per burst would allocate on every burst. */
-    private final Runnable takeAnswers = this::takeAnswers;
+    /** The current request while its answer comes later, else null. */
+    private Pending pending;
+    /** Answers made later or on other threads, on their way here: a burst of them in one task ({@link #takeAnswers}). */
+    private AnswerHandoff inbox;
     /** While {@link #takeAnswers} hands on a burst: its answers not handed on yet. */
     private int answersInHand;
-    /** The requests that joined it, in order; at most {@code server.pipeline-run}. Small until pipelining needs more. */
-    private final ArrayDeque<Ahead> ahead = new ArrayDeque<>(3);
+    /** The requests that joined the current one's run, in order; at most {@code server.pipeline-run}. Small until pipelining needs more. */
+    private final ArrayDeque<Pending> ahead = new ArrayDeque<>(3);
     /** What was parsed behind them and could not join (another execution, an error, a 100-continue): handled in its turn. */
     private ParseResult held;
-    /** The channel's input while {@link #onInput} hands a request over, else null. */
-    private ByteBuffer input;
     private ResponseStream stream;
     /** The client's certificate chain (TLS with client authentication), or null. */
     private List<X509Certificate> peerCertificates;
@@ -115,7 +116,7 @@ final class Http1Protocol implements Protocol, Exchange {
         this.parser = new Http1Parser(home.context().parserLimits());
         this.bodyRate = new BodyRate(home.context().options().timeouts());
         this.refusal = refusal;
-        this.handoff = new AnswerHandoff(1 + home.context().options().pools().pipelineRun());
+        this.observing = home.context().observer() != ServerObserver.NONE;
     }
 
     // ---- channel events --------------------------------------------------------------------------
@@ -124,6 +125,8 @@ final class Http1Protocol implements Protocol, Exchange {
     public void onAttach(Channel attached) {
         this.channel = attached;
         this.access = AccessRecorder.onLoop(home.context().accessLog(), home.accessLines());
+        this.inbox = new AnswerHandoff(1 + home.context().options().pools().pipelineRun(), attached, this::takeAnswers,
+                home.context().observer());
     }
 
     @Override
@@ -158,30 +161,24 @@ final class Http1Protocol implements Protocol, Exchange {
                     waitFor(Wait.forReading(parser, in.hasRemaining()), true); // a body's deadline restarts with progress
                     return;
                 }
-                default -> {
-                    input = in; // for the requests pipelined behind this one, should they join its run
-                    try {
-                        onParsed(result);
-                    } finally {
-                        input = null;
-                    }
-                }
+                default -> onParsed(result, in);
             }
         }
         if (state == State.READING) waitFor(Wait.forReading(parser, in.hasRemaining()), false); // stopped by the water mark
     }
 
-    private void onParsed(ParseResult result) {
+    /** {@code in}: the input behind it, which pipelined requests may join its run from; null when it was held. */
+    private void onParsed(ParseResult result, ByteBuffer in) {
         switch (result) {
             case ParseResult.ContinueExpected c -> Http1Writer.writeContinue(channel.out());
             case ParseResult.Failed failed -> respondAndClose(Responses.error(failed.status(), failed.reason()));
-            case ParseResult.Parsed parsed -> onRequest(parsed.request());
+            case ParseResult.Parsed parsed -> onRequest(parsed.request(), in);
             case ParseResult.NeedMore needMore -> throw new IllegalArgumentException("nothing parsed");
         }
     }
 
     /**
-     * As a synchronous handler is handed off the loop: the complete requests buffered behind its
+     * As a synchronous handler waits to go off the loop: the complete requests buffered behind its
      * request join its {@code run} while they can; the first that cannot is held for its turn, and so
      * is a request that stops the run (one that is not safe to run ahead: it has a body, or asks to
      * close). Only here, before the run goes to its thread: it takes no step after that.
@@ -189,17 +186,27 @@ final class Http1Protocol implements Protocol, Exchange {
     private void parseAhead(PipelineRun run, ByteBuffer in) {
         int most = home.context().options().pools().pipelineRun();
         while (ahead.size() < most && in.hasRemaining() && channel.isWritable()) {
-            long parsedNanos = access == null ? 0 : channel.loop().lastNanoTime();
+            long start = channel.loop().lastNanoTime();
             ParseResult result = parser.parse(in);
             if (result instanceof ParseResult.NeedMore) return; // the rest of it is read in its turn
-            Request request = result instanceof ParseResult.Parsed parsed && runsAhead(parsed.request()) ? withPeer(parsed.request()) : null;
-            HandlerCall call = request == null ? null : home.context().dispatcher().follow(run, request, onResponse, channel.loop(), this);
-            if (call == null) {
+            Pending joined = result instanceof ParseResult.Parsed parsed && runsAhead(parsed.request())
+                    ? join(run, withPeer(parsed.request()), start) : null;
+            if (joined == null) {
                 held = result;
                 return;
             }
-            ahead.add(new Ahead(request, call, run.execution(), parsedNanos));
+            ahead.add(joined);
         }
+    }
+
+    /** {@code request} joins {@code run} when it can run there as it would have alone, with a place for its answer; else null. */
+    private Pending join(PipelineRun run, Request request, long start) {
+        Dispatcher dispatcher = home.context().dispatcher();
+        if (!(dispatcher.route(request) instanceof Dispatch.Ready ready) || !dispatcher.canJoin(run, ready)
+                || !channel.loop().tryReserveTask()) {
+            return null;
+        }
+        return new Pending(request, dispatcher.join(run, ready, inbox), run.execution(), ready.pattern(), start);
     }
 
     /** A request another may be run ahead of the answers before it: safe, without a body, and keeping the connection. */
@@ -257,10 +264,7 @@ final class Http1Protocol implements Protocol, Exchange {
                 }
             }
             case HANDLER -> {
-                HandlerCall call = handlerCall;
-                handlerCall = null;
-                // Answers 503 through onResponse (here, on the loop) when the handler has not answered yet.
-                if (state == State.HANDLING && call != null) home.context().dispatcher().expire(call, handlerDeadlineNanos);
+                if (state == State.HANDLING && pending != null) expire(pending);
             }
             case IDLE -> {
                 home.context().observer().onTimeout(expired.timeout());
@@ -282,7 +286,7 @@ final class Http1Protocol implements Protocol, Exchange {
         if (access != null && state == State.STREAMING) access.finish(handedOver()); // a body cut short: what was sent
         state = State.CLOSED;
         wait = Wait.NONE;
-        handlerCall = null;
+        pending = null;
         dropAhead();
         if (stream != null) {
             try {
@@ -295,98 +299,121 @@ final class Http1Protocol implements Protocol, Exchange {
 
     // ---- the request path ------------------------------------------------------------------------
 
-    /** Hands the request to the dispatcher, which answers through {@link #answer}. */
-    private void onRequest(Request request) {
+    /** Routes the request, then runs what is ready; {@code in}: the input behind it, or null. */
+    private void onRequest(Request request, ByteBuffer in) {
         request = withPeer(request);
         current = request;
         if (access != null) access.begin(request);
         state = State.HANDLING;
         channel.pauseInput(); // pipelined requests wait until this one is answered
         waitFor(Wait.NONE, false);
-        home.context().dispatcher().dispatch(request, onResponse, channel.loop(), this);
+        long start = channel.loop().lastNanoTime(); // taken up as the loop read the input: the request's start
+        switch (home.context().dispatcher().route(request)) {
+            case Dispatch.Answered answered -> answerOnLoop(answered, start);
+            case Dispatch.Ready ready -> run(ready, start, in);
+        }
     }
 
     /**
-     * A handler that may answer from another thread is about to run: the place of its answer in the
-     * loop's task queue is taken now, while a refusal can still be answered here.
+     * Runs a ready handler. One whose answer comes later first takes the place of that answer in the
+     * loop's task queue, while a refusal can still be answered here; a synchronous one going off the
+     * loop takes the requests pipelined behind it along before it starts.
      */
-    @Override
-    public boolean reserveAnswer() {
-        if (!channel.loop().tryReserveTask()) return false;
-        reservedAnswers++;
-        return true;
-    }
-
-    /** Gives back the place {@link #reserveAnswer} took, for an answer made here on the loop after all. */
-    private void releaseAnswer() {
-        reservedAnswers--;
-        channel.loop().cancelReservedTasks(1);
-    }
-
-    @Override
-    public void runs(PipelineRun started) {
-        if (input != null) parseAhead(started, input);
-    }
-
-    /** The dispatcher's answer: moves the response onto the channel's loop, in the place {@link #reserveAnswer} took. */
-    @Override
-    public void answer(Response response, Exchange.Timing timing) {
-        if (channel.loop().inEventLoop()) {
-            // Made here: a refusal, a deadline, or a synchronous handler on the loop (which reserved nothing).
-            if (timing != null) {
-                long now = System.nanoTime();
-                reportUntimed(now); // the answers held before it are reported before it
-                answeredAt(timing, response, now);
-            }
-            if (reservedAnswers > 0) releaseAnswer();
-            onResponseOrClose(response);
+    private void run(Dispatch.Ready ready, long start, ByteBuffer in) {
+        Dispatcher dispatcher = home.context().dispatcher();
+        if (access != null && !ready.upgrades()) access.runsOn(ready.execution());
+        boolean later = ready.answersLater();
+        if (later && !channel.loop().tryReserveTask()) {
+            Response refused = dispatcher.refusal(ServerObserver.Rejection.LOOP_QUEUE_FULL, "event loop task queue is full");
+            answerOnLoop(new Dispatch.Answered(refused, ready.pattern()), start);
             return;
         }
-        switch (handoff.add(response, timing)) {
-            case FIRST -> {
-                try {
-                    channel.loop().executeReserved(takeAnswers);
-                } catch (RejectedExecutionException stopped) {
-                    // Only a stopped loop refuses a reserved place: it closed its channels, this one included.
-                    Response[] refused = handoff.close();
-                    channel.loop().cancelReservedTasks(refused.length - 1); // the places of those behind the first
-                    for (Response dropped : refused) dropStopped(dropped, stopped.getMessage());
-                    channel.closeFromAnyThread();
-                }
+        switch (dispatcher.run(ready, channel.loop(), inbox)) {
+            case Dispatch.Answered answered -> {
+                if (later) channel.loop().cancelReservedTasks(1);
+                answerOnLoop(answered, start);
             }
-            case BEHIND -> { } // it goes in the task the first one queued; the loop gives its place back as it takes it
-            case REFUSED -> dropStopped(response, "event loop stopped");
+            case Dispatch.Running running -> {
+                pending = new Pending(current, running.call(), ready.execution(), ready.pattern(), start);
+                if (ready.deadlineNanos() > 0) deadline(running.call());
+                PipelineRun run = running.run();
+                if (run == null) return;
+                if (in != null && ready.route().endpoint() instanceof Route.Sync) parseAhead(run, in);
+                run.start();
+            }
+            case Dispatch.Upgrade upgrade -> upgrade(upgrade, ready.pattern(), start);
         }
     }
 
+    /** An answer made here on the loop, now: timed for the observer, then written. */
+    private void answerOnLoop(Dispatch.Answered answered, long start) {
+        Response response = answered.response();
+        if (observing) answeredOnLoop(current.method(), answered.pattern(), response.status(), start);
+        onResponseOrClose(response);
+    }
+
+    /** The current request's deadline passed: unless its handler answered first, it is answered 503 now. */
+    private void expire(Pending expired) {
+        Response timeout = home.context().dispatcher().expire(expired.call);
+        if (timeout == null) return; // the handler's answer is on its way here
+        channel.loop().cancelReservedTasks(1); // the handler's answer, dropped when it comes, needs no place
+        if (observing) {
+            long now = System.nanoTime();
+            reportUntimed(now); // the answers held before it are reported before it
+            observe(expired, timeout.status(), now);
+        }
+        onResponseOrClose(timeout);
+    }
+
     /**
-     * On the loop: hands on the answers that came from other threads since the last burst, in order.
+     * On the loop: hands on the answers that came through the inbox since the last burst, in order.
      * The burst came in the task of its first answer: the places reserved for the others go back here,
      * in one step (not one by one on the threads that answered).
      */
     private void takeAnswers() {
-        int count = handoff.take();
+        int count = inbox.take();
         if (count > 1) channel.loop().cancelReservedTasks(count - 1);
         for (int i = 0; i < count; i++) {
-            reservedAnswers--;
             answersInHand = count - 1 - i;
-            Response response = handoff.response(i);
-            Exchange.Timing timing = handoff.timing(i);
-            // The loop read its clock as the task before this one ended: the answer is timed as it is taken up.
-            if (timing != null) answeredAt(timing, response, channel.loop().lastNanoTime());
-            onResponseOrClose(response);
+            onAnswer(inbox.call(i), inbox.response(i));
         }
         answersInHand = 0;
     }
 
-    private void dropStopped(Response response, String cause) {
-        home.context().observer().onDropped(ServerObserver.Drop.LOOP_STOPPED);
-        LOG.warn("response_dropped", "id", id, "cause", cause);
-        if (response.isStreamed()) DiscardingSubscriber.discard(response.stream());
+    /** An answer taken from the inbox: the current request's is written, one run ahead waits for its turn. */
+    private void onAnswer(HandlerCall call, Response response) {
+        Pending answered = pendingOf(call);
+        if (answered == null) { // its connection has moved on: closed
+            if (response.isStreamed()) DiscardingSubscriber.discard(response.stream());
+            return;
+        }
+        // The loop read its clock as the task before this one ended: the answer is timed as it is taken up.
+        if (observing) observe(answered, response.status(), channel.loop().lastNanoTime());
+        if (answered == pending) onResponseOrClose(response);
+        else answered.answer = response;
     }
 
-    @Override
-    public void answeredOnLoop(String method, String pattern, int status, long start) {
+    private Pending pendingOf(HandlerCall call) {
+        if (pending != null && pending.call == call) return pending;
+        for (Pending waiting : ahead) {
+            if (waiting.call == call) return waiting;
+        }
+        return null;
+    }
+
+    /** Reports an answer to the observer, and for the request being answered now, its time to the access log. */
+    private void observe(Pending answered, int status, long nanoTime) {
+        ObservedAnswer.report(home.context().observer(), answered.request.method(), answered.pattern, status, nanoTime - answered.start);
+        if (answered == pending) answeredAt(nanoTime);
+    }
+
+    /**
+     * An answer made on the loop (or a WebSocket upgrade accepted): timed for the observer, from
+     * {@code start}, and for the access log. Answers made while the exchange reads one burst of input
+     * are timed together, before any of them can leave (see {@link UntimedAnswers}); the others, and
+     * every answer while the access log is on, now.
+     */
+    private void answeredOnLoop(String method, String pattern, int status, long start) {
         if (readingInput && access == null && home.untimedAnswers().hold(method, pattern, status, start)) return;
         long now = System.nanoTime();
         reportUntimed(now); // those held before it, when full
@@ -410,12 +437,6 @@ final class Http1Protocol implements Protocol, Exchange {
         if (access != null && state == State.HANDLING) access.answeredAt(nanoTime);
     }
 
-    /** The answer's time goes to its observer and, for the request being answered now, to its access line. */
-    private void answeredAt(Exchange.Timing timing, Response response, long nanoTime) {
-        timing.answeredAt(response, nanoTime);
-        answeredAt(nanoTime);
-    }
-
     /** The access log's id of the request answered now, echoed as {@code X-Request-Id}; null when the log is off. */
     private CharSequence requestId() {
         return access == null ? null : access.requestId();
@@ -434,12 +455,10 @@ final class Http1Protocol implements Protocol, Exchange {
 
     private void onResponse(Response response) {
         if (state != State.HANDLING) {
-            Ahead waiting = state == State.STREAMING ? firstUnanswered() : null;
-            if (waiting != null) waiting.answer = response; // a request ahead answered while the one before it streams
-            else if (response.isStreamed()) DiscardingSubscriber.discard(response.stream()); // closed while the handler ran
+            if (response.isStreamed()) DiscardingSubscriber.discard(response.stream()); // closed while the handler ran
             return;
         }
-        handlerCall = null;
+        pending = null;
         waitFor(Wait.NONE, false); // the handler's deadline, if any, is over
         ResponsePlan plan = ResponsePlan.of(current, response, home.context().isStopping());
         current = null;
@@ -457,18 +476,18 @@ final class Http1Protocol implements Protocol, Exchange {
     }
 
     /**
-     * A WebSocket route accepted the handshake (inside {@code dispatch}): the 101 is queued and the
-     * channel goes to the WebSocket session, with the input read past the request.
+     * A WebSocket route accepted the handshake: the 101 is queued and the channel goes to the
+     * WebSocket session, with the input read past the request.
      */
-    @Override
-    public void upgrade(WsHandshake.Accepted accepted, WsConnection.Binding binding, Runnable release) {
+    private void upgrade(Dispatch.Upgrade upgrade, String pattern, long start) {
+        if (observing) answeredOnLoop(current.method(), pattern, 101, start);
         if (access != null) access.responding(101, handedOver());
-        WsHandshake.writeSwitchingProtocols(channel.out(), accepted);
+        WsHandshake.writeSwitchingProtocols(channel.out(), upgrade.accepted());
         if (access != null) access.finish(handedOver());
         current = null;
         state = State.UPGRADED;
         reportUntimed(); // the session may write at once
-        channel.switchTo(WsConnection.server(id, binding, home.context().webSocketSettings(), release));
+        channel.switchTo(WsConnection.server(id, upgrade.binding(), home.context().webSocketSettings(), upgrade.release()));
     }
 
     /**
@@ -486,7 +505,7 @@ final class Http1Protocol implements Protocol, Exchange {
             channel.closeAfterFlush();
             return;
         }
-        Ahead next = ahead.poll();
+        Pending next = ahead.poll();
         if (next != null) {
             takeTurn(next);
             return;
@@ -495,7 +514,7 @@ final class Http1Protocol implements Protocol, Exchange {
         if (held != null) {
             ParseResult turn = held;
             held = null;
-            onParsed(turn);
+            onParsed(turn, null);
             if (state != State.READING) return;
         }
         channel.resumeInput();
@@ -503,30 +522,24 @@ final class Http1Protocol implements Protocol, Exchange {
     }
 
     /** A request run ahead becomes the one answered next; what is written so far leaves with the loop's turn. */
-    private void takeTurn(Ahead next) {
+    private void takeTurn(Pending next) {
         current = next.request;
+        pending = next;
         state = State.HANDLING;
         if (access != null) {
-            access.begin(next.request, next.parsedNanos);
+            access.begin(next.request, next.start);
             access.runsOn(next.execution);
         }
         channel.flushSoon();
         if (next.answer != null) {
             onResponseOrClose(next.answer);
         } else if (next.call.deadlineNanos() > 0 && answersInHand == 0) { // else its answer is the next in hand
-            deadline(next.call, next.call.deadlineNanos());
+            deadline(next.call);
         }
-    }
-
-    private Ahead firstUnanswered() {
-        for (Ahead waiting : ahead) {
-            if (waiting.answer == null) return waiting;
-        }
-        return null;
     }
 
     private void dropAhead() {
-        for (Ahead dropped : ahead) {
+        for (Pending dropped : ahead) {
             if (dropped.answer != null && dropped.answer.isStreamed()) DiscardingSubscriber.discard(dropped.answer.stream());
         }
         ahead.clear();
@@ -568,17 +581,10 @@ final class Http1Protocol implements Protocol, Exchange {
         home.context().observer().onDropped(reason);
     }
 
-    @Override
-    public void runsOn(Execution execution) {
-        if (access != null) access.runsOn(execution);
-    }
-
-    @Override
-    public void deadline(HandlerCall call, long nanos) {
-        handlerCall = call;
-        handlerDeadlineNanos = nanos;
+    /** Arms the deadline of the current request's handler. */
+    private void deadline(HandlerCall call) {
         wait = Wait.HANDLER;
-        channel.deadlineAfter(nanos);
+        channel.deadlineAfter(call.deadlineNanos());
     }
 
     /** The response bytes handed to the channel so far: written (or encrypted), and still queued. */

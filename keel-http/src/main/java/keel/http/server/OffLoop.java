@@ -4,7 +4,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
 
 /**
  * The places handlers run off the event loop, each bounded, each refusing at once when full: the
@@ -59,19 +58,23 @@ final class OffLoop implements AutoCloseable {
     }
 
     /**
-     * Runs a task on the pool under one admission permit. {@code task} gets, before the task is
-     * queued, a release that may give the permit back early (when its answer is handed over);
-     * otherwise, and at most once in all, the permit goes back when the task ends. False, with
-     * nothing queued, when no permit is left. Throws {@link RejectedExecutionException} once the
-     * pool is shut down.
+     * Takes an admission permit to the pool: returns what gives it back (at most once, however often
+     * it runs), or null when none is left.
      */
-    boolean runOnWorker(Function<Runnable, Runnable> task) {
-        if (!workerPermits.tryAcquire()) return false;
+    Runnable tryAdmitWorker() {
+        if (!workerPermits.tryAcquire()) return null;
         AtomicBoolean released = new AtomicBoolean();
-        Runnable release = () -> {
+        return () -> {
             if (released.compareAndSet(false, true)) workerPermits.release();
         };
-        Runnable work = task.apply(release);
+    }
+
+    /**
+     * Runs {@code work} on the pool under the permit {@code release} gives back (once the task ends, if
+     * nothing gave it back before). Throws {@link RejectedExecutionException}, with the permit given
+     * back, once the pool is shut down.
+     */
+    void executeOnWorker(Runnable work, Runnable release) {
         try {
             workers.execute(() -> {
                 try {
@@ -84,6 +87,13 @@ final class OffLoop implements AutoCloseable {
             release.run();
             throw stopped;
         }
+    }
+
+    /** Runs {@code task} on the pool under a permit of its own; false, with nothing queued, when none is left. */
+    boolean runOnWorker(Runnable task) {
+        Runnable release = tryAdmitWorker();
+        if (release == null) return false;
+        executeOnWorker(task, release);
         return true;
     }
 

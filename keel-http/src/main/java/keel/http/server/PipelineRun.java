@@ -25,6 +25,16 @@ import java.util.function.Consumer;
 final class PipelineRun implements Runnable {
     private static final Log LOG = Log.of(PipelineRun.class);
     private final Execution execution;
+    private final Launch launch;
+    /** What answers each request of a run that could not start (503). */
+    private final Consumer<HandlerCall> refusal;
+
+    /** How a run goes to its thread. */
+    interface Launch {
+        /** Hands {@code run} to its thread, now or as the loop's turn ends; {@code failed} runs when it cannot start. */
+        void start(Runnable run, Runnable failed);
+    }
+
     /** One request's handler run, which skips the handler when its call was answered before its turn (its deadline passed). */
     interface Step extends Runnable {
         HandlerCall call();
@@ -33,9 +43,14 @@ final class PipelineRun implements Runnable {
     /** Steps not run yet. */
     private final ArrayDeque<Step> steps = new ArrayDeque<>(4);
 
-    /** {@code first}'s call holds the run's place under its execution's limit. */
-    PipelineRun(Execution execution, Step first) {
+    /**
+     * {@code first}'s call holds the run's place under its execution's limit; {@code launch} hands
+     * the run to its thread at {@link #start}; {@code refusal} answers its calls when it cannot start.
+     */
+    PipelineRun(Execution execution, Step first, Launch launch, Consumer<HandlerCall> refusal) {
         this.execution = execution;
+        this.launch = launch;
+        this.refusal = refusal;
         steps.add(first);
     }
 
@@ -50,8 +65,13 @@ final class PipelineRun implements Runnable {
         steps.add(step);
     }
 
-    /** For a run that could not start: hands each call not answered yet to {@code refusal}, in order. */
-    void refuse(Consumer<HandlerCall> refusal) {
+    /** On the loop, once the requests behind the first have joined: hands the run to its thread. */
+    void start() {
+        launch.start(this, this::refuse);
+    }
+
+    /** For a run that could not start: answers each call not answered yet with the refusal, in order. */
+    private void refuse() {
         Step step;
         while ((step = steps.poll()) != null) {
             if (!step.call().isAnswered()) refusal.accept(step.call());

@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class AnswerHandoffTest {
-    private static final Exchange.Timing TIMING = (response, nanoTime) -> { };
+    private static final HandlerCall CALL = new HandlerCall((call, response) -> { });
 
     @Test
     void theFirstAnswerOfABurstAsksForTheTaskAndTheOnesBehindRideAlongInOrder() {
@@ -24,13 +24,13 @@ class AnswerHandoffTest {
         for (int i = 0; i < 17; i++) {
             Response response = Response.ok("answer " + i);
             sent.add(response);
-            assertThat(handoff.add(response, i % 2 == 0 ? TIMING : null))
+            assertThat(handoff.add(response, i % 2 == 0 ? CALL : null))
                     .isEqualTo(i == 0 ? AnswerHandoff.Added.FIRST : AnswerHandoff.Added.BEHIND);
         }
         assertThat(handoff.take()).isEqualTo(17);
         for (int i = 0; i < 17; i++) {
             assertThat(handoff.response(i)).isSameAs(sent.get(i));
-            assertThat(handoff.timing(i)).isSameAs(i % 2 == 0 ? TIMING : null);
+            assertThat(handoff.call(i)).isSameAs(i % 2 == 0 ? CALL : null);
         }
         assertThat(handoff.add(Response.ok("next"), null)).as("a new burst").isEqualTo(AnswerHandoff.Added.FIRST);
         assertThat(handoff.take()).isEqualTo(1);
