@@ -143,28 +143,22 @@ final class Http1Protocol implements Protocol {
         inputSinceSweep = true;
         readingInput = true;
         try {
-            parseBuffered(in);
+            while (state == State.READING && channel.isWritable()) {
+                boolean inBody = !parser.isReadingHead();
+                int before = in.position();
+                ParseResult result = parser.parse(in);
+                if (inBody) bodyRate.onBytes(channel.loop().lastNanoTime(), in.position() - before);
+                if (result instanceof ParseResult.NeedMore) {
+                    waitFor(Wait.forReading(parser, in.hasRemaining()), true); // a body's deadline restarts with progress
+                    return;
+                }
+                onParsed(result, in);
+            }
+            if (state == State.READING) waitFor(Wait.forReading(parser, in.hasRemaining()), false); // stopped by the water mark
         } finally {
             readingInput = false;
             reportUntimed();
         }
-    }
-
-    private void parseBuffered(ByteBuffer in) {
-        while (state == State.READING && channel.isWritable()) {
-            boolean inBody = !parser.isReadingHead();
-            int before = in.position();
-            ParseResult result = parser.parse(in);
-            if (inBody) bodyRate.onBytes(channel.loop().lastNanoTime(), in.position() - before);
-            switch (result) {
-                case ParseResult.NeedMore needMore -> {
-                    waitFor(Wait.forReading(parser, in.hasRemaining()), true); // a body's deadline restarts with progress
-                    return;
-                }
-                default -> onParsed(result, in);
-            }
-        }
-        if (state == State.READING) waitFor(Wait.forReading(parser, in.hasRemaining()), false); // stopped by the water mark
     }
 
     /** {@code in}: the input behind it, which pipelined requests may join its run from; null when it was held. */
@@ -349,7 +343,7 @@ final class Http1Protocol implements Protocol {
     private void answerOnLoop(Dispatch.Answered answered, long start) {
         Response response = answered.response();
         if (observing) answeredOnLoop(current.method(), answered.pattern(), response.status(), start);
-        onResponseOrClose(response);
+        respond(response);
     }
 
     /** The current request's deadline passed: unless its handler answered first, it is answered 503 now. */
@@ -362,7 +356,7 @@ final class Http1Protocol implements Protocol {
             reportUntimed(now); // the answers held before it are reported before it
             observe(expired, timeout.status(), now);
         }
-        onResponseOrClose(timeout);
+        respond(timeout);
     }
 
     /**
@@ -389,7 +383,7 @@ final class Http1Protocol implements Protocol {
         }
         // The loop read its clock as the task before this one ended: the answer is timed as it is taken up.
         if (observing) observe(answered, response.status(), channel.loop().lastNanoTime());
-        if (answered == pending) onResponseOrClose(response);
+        if (answered == pending) respond(response);
         else answered.answer = response;
     }
 
@@ -442,36 +436,35 @@ final class Http1Protocol implements Protocol {
         return access == null ? null : access.requestId();
     }
 
-    /** A response that cannot be written (a bad value, a publisher that throws) ends the connection, never strands it. */
-    private void onResponseOrClose(Response response) {
-        try {
-            onResponse(response);
-        } catch (RuntimeException e) {
-            home.context().observer().onDropped(ServerObserver.Drop.RESPONSE_FAILED);
-            LOG.warn("response_failed", e, "id", id);
-            channel.close();
-        }
-    }
-
-    private void onResponse(Response response) {
+    /**
+     * Writes the current request's answer (or starts streaming its body). A response that cannot be
+     * written (a bad value, a publisher that throws) ends the connection, never strands it.
+     */
+    private void respond(Response response) {
         if (state != State.HANDLING) {
             if (response.isStreamed()) DiscardingSubscriber.discard(response.stream()); // closed while the handler ran
             return;
         }
         pending = null;
         waitFor(Wait.NONE, false); // the handler's deadline, if any, is over
-        ResponsePlan plan = ResponsePlan.of(current, response, home.context().isStopping());
-        current = null;
-        if (access != null) access.responding(response.status(), handedOver());
-        if (plan.streamsBody()) {
-            reportUntimed(); // a stream may write at once
-            if (access != null) access.streaming();
-            stream = new ResponseStream(this, channel, response, plan, requestId());
-            state = State.STREAMING;
-            stream.start();
-        } else {
-            plan.write(channel.out(), response, requestId(), channel.loop().lastNanoTime());
-            finishExchange(plan.close());
+        try {
+            ResponsePlan plan = ResponsePlan.of(current, response, home.context().isStopping());
+            current = null;
+            if (access != null) access.responding(response.status(), handedOver());
+            if (plan.streamsBody()) {
+                reportUntimed(); // a stream may write at once
+                if (access != null) access.streaming();
+                stream = new ResponseStream(this, channel, response, plan, requestId());
+                state = State.STREAMING;
+                stream.start();
+            } else {
+                plan.write(channel.out(), response, requestId(), channel.loop().lastNanoTime());
+                finishExchange(plan.close());
+            }
+        } catch (RuntimeException e) {
+            home.context().observer().onDropped(ServerObserver.Drop.RESPONSE_FAILED);
+            LOG.warn("response_failed", e, "id", id);
+            channel.close();
         }
     }
 
@@ -532,7 +525,7 @@ final class Http1Protocol implements Protocol {
         }
         channel.flushSoon();
         if (next.answer != null) {
-            onResponseOrClose(next.answer);
+            respond(next.answer);
         } else if (next.call.deadlineNanos() > 0 && answersInHand == 0) { // else its answer is the next in hand
             deadline(next.call);
         }
