@@ -6,6 +6,7 @@ import keel.core.loop.EventLoop;
 import keel.core.startup.StartupTimeline;
 import keel.http.client.ClientOptions;
 import keel.http.client.HttpClient;
+import keel.http.config.ConfigException;
 import keel.http.router.Route;
 import keel.http.router.RouteTable;
 import keel.http.router.Router;
@@ -120,7 +121,7 @@ public final class HttpServer implements AutoCloseable {
         try {
             return router.freeze(options.routes());
         } catch (IllegalArgumentException e) {
-            throw new ConfigKeys.ConfigException(e.getMessage());
+            throw new ConfigException(e.getMessage());
         }
     }
 
