@@ -2,6 +2,7 @@ package keel.http.server;
 
 import keel.core.log.LogFormat;
 import keel.core.loop.EventLoop;
+import keel.http.Execution;
 
 import java.util.concurrent.RejectedExecutionException;
 

@@ -1,5 +1,6 @@
 package keel.http.server;
 
+import keel.http.Execution;
 import keel.http.config.ConfigException;
 import keel.http.config.ConfigValues;
 import keel.http.config.Knob;

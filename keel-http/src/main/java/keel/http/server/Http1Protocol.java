@@ -4,6 +4,7 @@ import keel.core.log.Log;
 import keel.core.net.Channel;
 import keel.core.net.Protocol;
 import keel.core.tls.Tls;
+import keel.http.Execution;
 import keel.http.Request;
 import keel.http.Response;
 import keel.http.codec.Http1Parser;

@@ -4,6 +4,7 @@ import keel.core.guard.LagProbe;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.startup.StartupTimeline;
+import keel.http.Execution;
 import keel.http.client.ClientOptions;
 import keel.http.client.HttpClient;
 import keel.http.config.ConfigException;

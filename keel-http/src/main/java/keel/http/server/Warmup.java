@@ -1,6 +1,7 @@
 package keel.http.server;
 
 import keel.core.startup.StartupTimeline;
+import keel.http.Execution;
 import keel.http.Response;
 import keel.http.client.ClientRequest;
 import keel.http.client.HttpClient;

@@ -1,6 +1,7 @@
 package keel.http.server;
 
 import keel.core.log.LogFormat;
+import keel.http.Execution;
 import keel.http.Response;
 import keel.http.router.Router;
 import keel.http.ws.WsEndpoint;
