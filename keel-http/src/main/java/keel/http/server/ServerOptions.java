@@ -3,6 +3,7 @@ package keel.http.server;
 import keel.core.log.LogFormat;
 import keel.core.tls.ClientAuth;
 import keel.http.Execution;
+import keel.http.accesslog.AccessLog;
 import keel.http.config.Knob;
 import keel.http.config.Knob.As;
 import keel.http.config.KnobBuilder;

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.accesslog;
 
 import keel.core.log.LogFormat;
 import keel.core.loop.EventLoop;
@@ -16,7 +16,7 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
  * execution and loop are bytes made once, its time is formatted once a millisecond ({@link LineClock})
  * and its numbers are written as digits. Confined to its thread.
  */
-final class AccessLines {
+public final class AccessLines {
     /** A loop's block: its lines go to the log once it is this full, whatever the turn. */
     private static final int LOOP_BLOCK = 64 * 1024;
     /**
