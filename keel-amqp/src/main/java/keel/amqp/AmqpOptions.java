@@ -1,14 +1,14 @@
 package keel.amqp;
 
-import static keel.http.server.ConfigValues.positive;
+import static keel.http.config.ConfigValues.positive;
 
 import keel.amqp.gateway.GatewayMode;
 import keel.amqp.ingest.IngestMode;
-import keel.http.server.ConfigValues;
-import keel.http.server.Knob;
-import keel.http.server.Knob.As;
-import keel.http.server.KnobBuilder;
-import keel.http.server.KnobTable;
+import keel.http.config.ConfigValues;
+import keel.http.config.Knob;
+import keel.http.config.Knob.As;
+import keel.http.config.KnobBuilder;
+import keel.http.config.KnobTable;
 
 import com.rabbitmq.client.Address;
 

@@ -8,8 +8,8 @@ import com.rabbitmq.client.Recoverable;
 import com.rabbitmq.client.RecoveryListener;
 import com.rabbitmq.client.ShutdownSignalException;
 import keel.core.log.Log;
+import keel.http.config.ConfigValues;
 import keel.http.server.AdminRoutes;
-import keel.http.server.ConfigValues;
 
 import java.io.IOException;
 import java.time.Duration;

@@ -1,8 +1,8 @@
 package keel.amqp;
 
+import keel.http.Execution;
 import keel.http.Response;
 import keel.http.router.Router;
-import keel.http.server.Execution;
 
 import java.util.List;
 

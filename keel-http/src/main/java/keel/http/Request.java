@@ -1,8 +1,5 @@
 package keel.http;
 
-import keel.http.codec.GzipDecoder;
-
-import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
@@ -16,9 +13,24 @@ import java.util.Optional;
  * An HTTP request as a plain value: no reference to the connection it came from. The body is read
  * completely (up to the configured limit) before a handler sees the request. A body sent with
  * {@code Content-Encoding: gzip} is decoded when {@link #body()} is first called, on the thread that
- * calls it (see {@link #withGzipBody}). A request is used by one thread at a time.
+ * calls it (see {@link #withDecodedBody}). A request is used by one thread at a time.
  */
 public final class Request {
+
+    /**
+     * Decodes a body sent with a content coding (the server's gzip decoding, {@link #withDecodedBody}),
+     * into a buffer that stops at the body's limit.
+     */
+    @FunctionalInterface
+    public interface BodyDecoder {
+        /**
+         * The decoded {@code body}.
+         *
+         * @throws HttpStatusException 413 when it decodes past its limit, 400 when it does not decode
+         */
+        byte[] decode(byte[] body);
+    }
+
     private final String method;
     private final String target;
     private final String path;
@@ -28,8 +40,8 @@ public final class Request {
     private final Headers headers;
     /** The body as received. */
     private final byte[] body;
-    /** For a gzip body: the most bytes it may decode to; -1 when the body is used as received. */
-    private final long maxDecodedSize;
+    /** For an encoded body: what decodes it; null when the body is used as received. */
+    private final BodyDecoder decoder;
     private byte[] decoded;
     private HttpStatusException undecodable;
     private final Map<String, String> pathParams;
@@ -37,11 +49,11 @@ public final class Request {
     private Map<String, List<String>> queryParams;
 
     public Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body) {
-        this(method, target, http11, keepAlive, headers, body, -1, Map.of(), null);
+        this(method, target, http11, keepAlive, headers, body, null, Map.of(), null);
     }
 
     private Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body,
-                    long maxDecodedSize, Map<String, String> pathParams, List<X509Certificate> peerCertificates) {
+                    BodyDecoder decoder, Map<String, String> pathParams, List<X509Certificate> peerCertificates) {
         this.method = method;
         this.target = target;
         int question = target.indexOf('?');
@@ -51,7 +63,7 @@ public final class Request {
         this.keepAlive = keepAlive;
         this.headers = headers;
         this.body = body;
-        this.maxDecodedSize = maxDecodedSize;
+        this.decoder = decoder;
         this.pathParams = pathParams;
         this.peerCertificates = peerCertificates;
     }
@@ -59,7 +71,7 @@ public final class Request {
     /** A copy carrying the path parameters the router extracted. */
     public Request withPathParams(Map<String, String> params) {
         return params.isEmpty() ? this
-                : new Request(method, target, http11, keepAlive, headers, body, maxDecodedSize, Map.copyOf(params), peerCertificates);
+                : new Request(method, target, http11, keepAlive, headers, body, decoder, Map.copyOf(params), peerCertificates);
     }
 
     /**
@@ -68,23 +80,22 @@ public final class Request {
      */
     public Request withPeerCertificates(List<X509Certificate> certificates) {
         List<X509Certificate> chain = certificates == null || certificates.isEmpty() ? null : List.copyOf(certificates);
-        return new Request(method, target, http11, keepAlive, headers, body, maxDecodedSize, pathParams, chain);
+        return new Request(method, target, http11, keepAlive, headers, body, decoder, pathParams, chain);
     }
 
     /**
-     * A copy whose {@link #body()} is this body gzip-decoded, at most {@code maxDecodedSize} bytes. The
-     * decoding happens on the first {@code body()} call, on the calling thread (a handler off the event
-     * loop decodes off the loop; a handler that never reads the body never pays for it), into a buffer
-     * that stops at the limit: past it {@code body()} throws {@link HttpStatusException} 413, and for
-     * data that is not valid gzip 400. The copy's headers drop {@code Content-Encoding} and
-     * {@code Content-Length}, which describe the encoded body. The server's transports set this up.
+     * A copy whose {@link #body()} is this body as {@code decoder} decodes it (the server's gzip
+     * decoding, to at most the body's limit). The decoding happens on the first {@code body()} call, on
+     * the calling thread (a handler off the event loop decodes off the loop; a handler that never reads
+     * the body never pays for it): the {@link HttpStatusException} it throws (413 past the limit, 400
+     * for data that does not decode) is thrown by that call and every later one. The copy's headers
+     * drop {@code Content-Encoding} and {@code Content-Length}, which describe the encoded body. The
+     * server's transports set this up.
      */
-    public Request withGzipBody(long maxDecodedSize) {
-        if (maxDecodedSize < 0 || maxDecodedSize > Integer.MAX_VALUE - 16) {
-            throw new IllegalArgumentException("maxDecodedSize must be in 0.." + (Integer.MAX_VALUE - 16));
-        }
+    public Request withDecodedBody(BodyDecoder decoder) {
+        java.util.Objects.requireNonNull(decoder, "decoder");
         Headers decodedHeaders = headers.without("Content-Encoding").without("Content-Length");
-        return new Request(method, target, http11, keepAlive, decodedHeaders, body, maxDecodedSize, pathParams, peerCertificates);
+        return new Request(method, target, http11, keepAlive, decodedHeaders, body, decoder, pathParams, peerCertificates);
     }
 
     public String method() {
@@ -124,12 +135,12 @@ public final class Request {
     }
 
     /**
-     * The body: as received, or for a gzip body ({@link #withGzipBody}) decoded on the first call.
+     * The body: as received, or for a gzip body ({@link #withDecodedBody}) decoded on the first call.
      *
      * @throws HttpStatusException 413 when a gzip body decodes past its limit, 400 when it is not valid gzip
      */
     public byte[] body() {
-        if (maxDecodedSize < 0) return body;
+        if (decoder == null) return body;
         if (decoded == null && undecodable == null) decodeBody();
         if (undecodable != null) throw undecodable;
         return decoded;
@@ -137,11 +148,9 @@ public final class Request {
 
     private void decodeBody() {
         try {
-            decoded = GzipDecoder.decode(body, (int) maxDecodedSize);
-        } catch (GzipDecoder.TooLargeException e) {
-            undecodable = new HttpStatusException(413, "request body larger than " + maxDecodedSize + " bytes once decoded");
-        } catch (IOException e) {
-            undecodable = new HttpStatusException(400, "invalid gzip request body: " + e.getMessage());
+            decoded = decoder.decode(body);
+        } catch (HttpStatusException e) {
+            undecodable = e;
         }
     }
 

@@ -16,6 +16,7 @@ import keel.http.server.AdminRoutes;
 import keel.http.server.HttpServer;
 import keel.http.server.ServerObserver;
 import keel.http.server.ServerOptions;
+import keel.http.server.Warmup;
 import keel.lab.fanout.FanOutRoutes;
 import keel.lab.fanout.MockUpstream;
 import keel.metrics.KeelMetrics;
@@ -56,7 +57,7 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
         HttpClient client = HttpClient.create(ClientOptions.builder().loops(1).observer(clientObserver).build());
         StartupTimeline.mark("HTTP client");
         if (options.warmup() && !lab.upstreamUrl().isEmpty()) {
-            client.warmup(URI.create(lab.upstreamUrl() + "/"));
+            Warmup.client(client, URI.create(lab.upstreamUrl() + "/"));
             StartupTimeline.mark("HTTP client warm-up");
         }
         AtomicReference<HttpServer> running = new AtomicReference<>();

@@ -1,8 +1,8 @@
 package keel.lab;
 
-import keel.http.server.Knob;
-import keel.http.server.KnobBuilder;
-import keel.http.server.KnobTable;
+import keel.http.config.Knob;
+import keel.http.config.KnobBuilder;
+import keel.http.config.KnobTable;
 
 import java.time.Duration;
 import java.util.Map;

@@ -6,8 +6,9 @@ import keel.core.log.Json;
 import keel.core.log.Log;
 import keel.core.log.LogFormat;
 import keel.core.startup.StartupTimeline;
+import keel.http.config.ConfigException;
+import keel.http.config.ConfigValues;
 import keel.http.server.ConfigKeys;
-import keel.http.server.ConfigValues;
 import keel.http.server.ServerOptions;
 import keel.lab.scenario.LabCommand;
 
@@ -54,7 +55,7 @@ public final class Main {
                 Config config;
                 try {
                     config = config(flags);
-                } catch (ConfigKeys.ConfigException e) {
+                } catch (ConfigException e) {
                     err.println("keel: " + e.getMessage());
                     return 2;
                 }
@@ -66,7 +67,7 @@ public final class Main {
                 if (command.equals("aot-training")) return AotTraining.run(config, out);
                 try {
                     serve(config, startupReport, out);
-                } catch (ConfigKeys.ConfigException e) { // a configured route that matches none of the app's
+                } catch (ConfigException e) { // a configured route that matches none of the app's
                     err.println("keel: " + e.getMessage());
                     return 2;
                 }
@@ -145,7 +146,7 @@ public final class Main {
             out.printf("published %d events %s-%d..%s-%d to %s%n", count, prefix, first, prefix, first + count - 1,
                     config.amqp().ingest().queue());
             return 0;
-        } catch (ConfigKeys.ConfigException | NumberFormatException e) {
+        } catch (ConfigException | NumberFormatException e) {
             err.println("keel: " + e.getMessage());
             return 2;
         }
@@ -162,8 +163,8 @@ public final class Main {
 
     private static String value(List<String> flags, int i) {
         String flag = flags.get(i);
-        if (!flag.startsWith("--")) throw new ConfigKeys.ConfigException("expected a flag, got '" + flag + "' (see 'bin/keel --help')");
-        if (i + 1 >= flags.size()) throw new ConfigKeys.ConfigException("flag " + flag + " needs a value");
+        if (!flag.startsWith("--")) throw new ConfigException("expected a flag, got '" + flag + "' (see 'bin/keel --help')");
+        if (i + 1 >= flags.size()) throw new ConfigException("flag " + flag + " needs a value");
         return flags.get(i + 1);
     }
 

@@ -1,7 +1,7 @@
 package keel.lab;
 
+import keel.http.Execution;
 import keel.http.router.Router;
-import keel.http.server.Execution;
 import keel.http.ws.WsListener;
 import keel.http.ws.WsSession;
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import keel.amqp.AmqpOptions;
+import keel.http.config.ConfigException;
 import keel.http.server.ConfigKeys;
 import keel.http.server.ServerOptions;
 
@@ -31,10 +32,10 @@ final class YamlConfig {
         try {
             root = YAML.readTree(Files.readString(file));
         } catch (IOException e) {
-            throw new ConfigKeys.ConfigException("cannot read configuration file " + file + ": " + e.getMessage());
+            throw new ConfigException("cannot read configuration file " + file + ": " + e.getMessage());
         }
         if (root == null || root.isMissingNode() || root.isNull()) return;
-        if (!root.isObject()) throw new ConfigKeys.ConfigException(file + ": expected a map of keys at the top level");
+        if (!root.isObject()) throw new ConfigException(file + ": expected a map of keys at the top level");
         applyNode("", root, builder, lab, amqp, file.toString());
     }
 
@@ -55,21 +56,21 @@ final class YamlConfig {
                 else if (amqpKey.isPresent()) amqp.apply(amqpKey.get(), key, value.asText(), source);
                 else ConfigKeys.applyYaml(builder, key, value.asText(), source);
             } else {
-                throw new ConfigKeys.ConfigException("configuration key '" + key + "' in " + source + " needs a single value");
+                throw new ConfigException("configuration key '" + key + "' in " + source + " needs a single value");
             }
         }
     }
 
     private static void applyRoutes(JsonNode routes, ServerOptions.Builder builder, String source) {
-        if (!routes.isArray()) throw new ConfigKeys.ConfigException("'routes' in " + source + " needs a list of routes (- path: /x …)");
+        if (!routes.isArray()) throw new ConfigException("'routes' in " + source + " needs a list of routes (- path: /x …)");
         for (int i = 0; i < routes.size(); i++) {
             JsonNode entry = routes.get(i);
-            if (!entry.isObject()) throw new ConfigKeys.ConfigException("routes[" + i + "] in " + source + " needs keys (path, method, execution, …)");
+            if (!entry.isObject()) throw new ConfigException("routes[" + i + "] in " + source + " needs keys (path, method, execution, …)");
             Map<String, String> fields = new LinkedHashMap<>();
             for (Iterator<Map.Entry<String, JsonNode>> it = entry.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> field = it.next();
                 if (!field.getValue().isValueNode() || field.getValue().isNull()) {
-                    throw new ConfigKeys.ConfigException("configuration key 'routes[" + i + "]." + field.getKey() + "' in " + source + " needs a single value");
+                    throw new ConfigException("configuration key 'routes[" + i + "]." + field.getKey() + "' in " + source + " needs a single value");
                 }
                 fields.put(field.getKey(), field.getValue().asText());
             }

@@ -2,8 +2,8 @@ package keel.lab;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import keel.http.Execution;
 import keel.http.router.Router;
-import keel.http.server.Execution;
 import keel.http.server.HttpServer;
 import keel.http.server.ServerOptions;
 import keel.http.server.Threads;

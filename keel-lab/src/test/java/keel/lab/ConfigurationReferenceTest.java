@@ -1,7 +1,7 @@
 package keel.lab;
 
 import keel.amqp.AmqpOptions;
-import keel.http.server.KnobTable;
+import keel.http.config.KnobTable;
 import keel.http.server.ServerOptions;
 import org.junit.jupiter.api.Test;
 
@@ -41,7 +41,7 @@ class ConfigurationReferenceTest {
         keys.addAll(LabSettings.KNOBS.keys());
         keys.addAll(AmqpOptions.KNOBS.keys());
         for (KnobTable.Key<?> key : keys) {
-            if (key.defaultWord().equals(keel.http.server.Knob.PROCESSORS)) continue;
+            if (key.defaultWord().equals(keel.http.config.Knob.PROCESSORS)) continue;
             assertThat(key.print(key.parse(key.defaultWord()))).as(key.yaml()).isEqualTo(key.defaultWord());
         }
         assertThat(keys.stream().map(KnobTable.Key::yaml).distinct()).as("keys").hasSameSizeAs(keys);

@@ -3,9 +3,10 @@ package keel.lab;
 import keel.amqp.AmqpOptions;
 import keel.amqp.gateway.GatewayMode;
 import keel.amqp.ingest.IngestMode;
+import keel.http.Execution;
+import keel.http.config.ConfigException;
+import keel.http.config.KnobTable;
 import keel.http.server.ConfigKeys;
-import keel.http.server.KnobTable;
-import keel.http.server.Execution;
 import keel.http.server.ServerOptions;
 import keel.http.server.Threads;
 import keel.http.server.Transport;
@@ -177,7 +178,7 @@ class ConfigurationTest {
     void refusesUnknownKeysNamingThemAndTheFile() throws Exception {
         Path file = yaml("server:\n  prot: 80\n");
         assertThatThrownBy(() -> Main.options(List.of("--config", file.toString())))
-                .isInstanceOf(ConfigKeys.ConfigException.class)
+                .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("server.prot").hasMessageContaining(file.toString());
     }
 

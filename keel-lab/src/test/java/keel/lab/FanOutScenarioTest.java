@@ -2,7 +2,7 @@ package keel.lab;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import keel.http.server.Execution;
+import keel.http.Execution;
 import keel.http.server.ServerOptions;
 import keel.http.server.Threads;
 import keel.http.server.Transport;

@@ -2,8 +2,8 @@ package keel.lab;
 
 import keel.amqp.AmqpOptions;
 import keel.core.tls.ClientAuth;
-import keel.http.server.KnobBuilder;
-import keel.http.server.KnobTable;
+import keel.http.config.KnobBuilder;
+import keel.http.config.KnobTable;
 import keel.http.server.ServerOptions;
 
 import org.junit.jupiter.api.Test;

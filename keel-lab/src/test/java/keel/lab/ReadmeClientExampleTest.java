@@ -1,12 +1,12 @@
 package keel.lab;
 
+import keel.http.Execution;
 import keel.http.Response;
 import keel.http.client.ClientOptions;
 import keel.http.client.ClientRequest;
 import keel.http.client.HttpClient;
 import keel.http.client.RetryPolicy;
 import keel.http.router.Router;
-import keel.http.server.Execution;
 import keel.http.server.HttpServer;
 import keel.http.server.ServerOptions;
 import org.junit.jupiter.api.Test;

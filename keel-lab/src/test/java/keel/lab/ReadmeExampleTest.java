@@ -1,8 +1,8 @@
 package keel.lab;
 
+import keel.http.Execution;
 import keel.http.Response;
 import keel.http.router.Router;
-import keel.http.server.Execution;
 import keel.http.server.HttpServer;
 import keel.http.server.ServerOptions;
 import org.junit.jupiter.api.Test;

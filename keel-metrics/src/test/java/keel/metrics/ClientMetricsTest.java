@@ -1,5 +1,6 @@
 package keel.metrics;
 
+import keel.http.Execution;
 import keel.http.Response;
 import keel.http.client.ClientOptions;
 import keel.http.client.ClientRequest;
@@ -9,7 +10,6 @@ import keel.http.client.HttpClientException;
 import keel.http.client.PoolFullException;
 import keel.http.client.RetryPolicy;
 import keel.http.router.Router;
-import keel.http.server.Execution;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -2,10 +2,10 @@ package keel.metrics;
 
 import keel.core.loop.EventLoop;
 import keel.core.tls.HandshakeFailures;
+import keel.http.Execution;
 import keel.http.HttpStatusException;
 import keel.http.Response;
 import keel.http.router.Router;
-import keel.http.server.Execution;
 import keel.http.server.ServerObserver;
 import keel.http.server.Transport;
 import org.junit.jupiter.api.Test;

@@ -1,6 +1,6 @@
 package keel.amqp.gateway;
 
-import keel.http.server.Execution;
+import keel.http.Execution;
 
 import java.util.Locale;
 

@@ -3,8 +3,6 @@ package keel.http.client;
 import keel.core.loop.EventLoop;
 import keel.core.loop.LoopGroup;
 import keel.http.Response;
-import keel.http.server.ServerOptions;
-import keel.http.server.Warmup;
 
 import java.io.IOException;
 import java.net.URI;
@@ -169,44 +167,26 @@ public final class HttpClient implements AutoCloseable {
         return pools.computeIfAbsent(loop, key -> new LoopPools(key, options, resolver, tls));
     }
 
-    /**
-     * Prepares the client before its first real call: every loop runs and fills its buffer pool; the
-     * request and response paths run against a throwaway server on loopback, each a few times (unless
-     * a warm-up already did in this JVM: {@link Warmup#ran}); then each of
-     * {@code upstreams} is resolved and gets one open connection per loop in its pool (a {@code HEAD}
-     * request from each loop). Blocks; call it at start-up, not on an event loop.
-     */
-    public Warmup.Report warmup(URI... upstreams) throws IOException, InterruptedException {
-        return warmup(Warmup.DEFAULT_REQUESTS, upstreams);
+    /** The loops that calls from other threads go to in turn: the client's own, or those it was given. */
+    public List<EventLoop> loops() {
+        return loops;
     }
 
     /**
-     * {@link #warmup(URI...)} with a warm-up of {@code requests} against the throwaway server: from
-     * {@link Warmup#JIT_REQUESTS} on, it also waits for the JIT to compile the paths it made hot, so
-     * that the first calls run compiled code (at the cost of a longer warm-up: see {@link Warmup}).
+     * Runs every loop of the client, and every other loop it made calls on, and fills its buffer pool:
+     * the first step of a client's warm-up (see {@code Warmup.client}). Blocks; refused on an event loop.
      */
-    public Warmup.Report warmup(int requests, URI... upstreams) throws IOException, InterruptedException {
-        refuseOnEventLoop("warmup");
-        long start = System.nanoTime();
+    public void prefillBuffers() throws InterruptedException {
+        refuseOnEventLoop("prefillBuffers");
         onEveryLoop(pools -> pools.prefillBuffers(16));
-        Warmup.Report report = new Warmup.Report(0, 0, Duration.ZERO);
-        if (!Warmup.ran()) {
-            ServerOptions server = ServerOptions.builder().host("127.0.0.1").port(0).loops(1).build();
-            // The throwaway server's calls are nobody's traffic: an observed client sends them through an
-            // unobserved one on the same loops, so no metric keeps a series for that server.
-            try (HttpClient unobserved = options.observer() == ClientObserver.NONE ? null
-                    : create(options.toBuilder().observer(ClientObserver.NONE).build(), loops)) {
-                report = Warmup.run(server, unobserved == null ? this : unobserved, requests, Warmup.DEFAULT_BUDGET);
-            }
-        }
-        int failures = report.failures();
-        for (URI upstream : upstreams) failures += warmUpstream(upstream);
-        return new Warmup.Report(report.requests() + loops.size() * upstreams.length, failures,
-                Duration.ofNanos(System.nanoTime() - start));
     }
 
-    /** Resolves {@code upstream}, and sends it one HEAD from each loop: each loop's pool keeps one open connection. */
-    private int warmUpstream(URI upstream) throws IOException, InterruptedException {
+    /**
+     * Resolves {@code upstream}, and sends it one HEAD from each loop: each loop's pool keeps one open
+     * connection. Returns the HEADs that failed. Blocks; call it at start-up, not on an event loop.
+     */
+    public int warmUpstream(URI upstream) throws IOException, InterruptedException {
+        refuseOnEventLoop("warmUpstream");
         resolver.resolveNow(upstream.getHost());
         if ("https".equalsIgnoreCase(upstream.getScheme())) tls.get(); // the trust store loads here, not on a loop
         List<CompletableFuture<Response>> heads = new ArrayList<>();

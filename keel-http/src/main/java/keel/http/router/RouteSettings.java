@@ -1,6 +1,6 @@
 package keel.http.router;
 
-import keel.http.server.Execution;
+import keel.http.Execution;
 
 import java.time.Duration;
 import java.util.Objects;

@@ -1,8 +1,8 @@
 package keel.http.router;
 
 import keel.http.AsyncHandler;
+import keel.http.Execution;
 import keel.http.Handler;
-import keel.http.server.Execution;
 import keel.http.ws.WsEndpoint;
 import keel.http.ws.WsListener;
 

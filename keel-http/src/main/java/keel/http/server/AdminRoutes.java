@@ -1,6 +1,8 @@
 package keel.http.server;
 
+import keel.http.Execution;
 import keel.http.Response;
+import keel.http.config.ConfigValues;
 import keel.http.router.Router;
 
 import java.util.function.Supplier;

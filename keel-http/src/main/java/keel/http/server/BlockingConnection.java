@@ -8,6 +8,7 @@ import keel.core.tls.HandshakeFailures;
 import keel.core.tls.Tls;
 import keel.http.Request;
 import keel.http.Response;
+import keel.http.accesslog.AccessRecorder;
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
 import keel.http.codec.ParseResult;

@@ -1,5 +1,10 @@
 package keel.http.server;
 
+import keel.http.Execution;
+import keel.http.config.ConfigException;
+import keel.http.config.ConfigValues;
+import keel.http.config.Knob;
+import keel.http.config.KnobTable;
 import keel.http.router.RouteSettings;
 
 import java.util.List;
@@ -14,13 +19,6 @@ import java.util.function.Supplier;
  * two can never disagree, and a wrong key or value is refused with a message that names it.
  */
 public final class ConfigKeys {
-
-    /** A configuration key or value that cannot be used; the message names the key and the source. */
-    public static final class ConfigException extends IllegalArgumentException {
-        public ConfigException(String message) {
-            super(message);
-        }
-    }
 
     /** Every knob of {@link ServerOptions}. */
     public static final List<KnobTable.Key<ServerOptions>> ALL = ServerOptions.KNOBS.keys();

@@ -2,6 +2,7 @@ package keel.http.server;
 
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
+import keel.http.Execution;
 import keel.http.HttpStatusException;
 import keel.http.Request;
 import keel.http.Response;

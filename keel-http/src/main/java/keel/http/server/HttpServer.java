@@ -4,8 +4,11 @@ import keel.core.guard.LagProbe;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.startup.StartupTimeline;
+import keel.http.Execution;
+import keel.http.accesslog.AccessLog;
 import keel.http.client.ClientOptions;
 import keel.http.client.HttpClient;
+import keel.http.config.ConfigException;
 import keel.http.router.Route;
 import keel.http.router.RouteTable;
 import keel.http.router.Router;
@@ -75,7 +78,7 @@ public final class HttpServer implements AutoCloseable {
             throws IOException {
         // The key material and the access log's file first: one that cannot be used stops the start before anything runs.
         keel.core.tls.Tls tls = ServerTls.create(options.tls());
-        this.accessLog = accessLogSink == null ? AccessLog.open(options.logging()) : AccessLog.to(accessLogSink, options.logging());
+        this.accessLog = accessLog(options.logging(), accessLogSink);
         this.options = options;
         if (timed) StartupTimeline.mark("server: TLS keys and access log");
         try {
@@ -115,12 +118,22 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
+    /**
+     * The access log {@code logging} asks for, or null when it is off: written to {@code sink} when
+     * not null, else to standard output or {@code log.access-file} (see {@link AccessLog#open}).
+     */
+    private static AccessLog accessLog(ServerOptions.Logging logging, OutputStream sink) throws IOException {
+        if (!logging.access()) return null;
+        if (sink != null) return AccessLog.to(sink, logging.format(), logging.accessQueue());
+        return AccessLog.open(logging.format(), logging.accessQueue(), logging.accessFile(), logging.accessFileDropBehind());
+    }
+
     /** The router's table with the configured route settings; one that matches no route stops the start. */
     private static RouteTable freeze(Router router, ServerOptions options) {
         try {
             return router.freeze(options.routes());
         } catch (IllegalArgumentException e) {
-            throw new ConfigKeys.ConfigException(e.getMessage());
+            throw new ConfigException(e.getMessage());
         }
     }
 

@@ -3,6 +3,7 @@ package keel.http.server;
 import keel.core.buffer.BufferPool;
 import keel.core.loop.EventLoop;
 import keel.core.net.Channel;
+import keel.http.accesslog.AccessLines;
 import keel.http.ws.WsConnection;
 
 import java.util.ArrayList;

@@ -1,6 +1,7 @@
 package keel.http.server;
 
 import keel.core.log.Log;
+import keel.http.Execution;
 
 import java.util.ArrayDeque;
 import java.util.function.Consumer;

@@ -1,14 +1,17 @@
 package keel.http.server;
 
+import keel.http.HttpStatusException;
 import keel.http.Request;
+import keel.http.codec.GzipDecoder;
 
+import java.io.IOException;
 import java.util.Locale;
 
 /**
  * The content coding of a request body (RFC 9110 §8.4): gzip is decoded, lazily, on the thread that
- * first reads the body ({@link Request#withGzipBody}): a handler off the event loop decodes off the
+ * first reads the body ({@link Request#withDecodedBody}, with {@link #gzip}): a handler off the event loop decodes off the
  * loop, one that never reads the body never pays, and {@code limits.max-body-size} bounds the decoded
- * size (413 past it, through the handler's {@link keel.http.HttpStatusException} path). Any other
+ * size (413 past it, through the handler's {@link HttpStatusException} path). Any other
  * coding is refused with 415 before the handler runs. A request without a body is never refused: it
  * has nothing to decode.
  */
@@ -36,8 +39,27 @@ final class RequestCoding {
         if (request.body().length == 0 || !request.headers().contains("Content-Encoding")) return request;
         for (String value : request.headers().all("Content-Encoding")) {
             String lower = value.toLowerCase(Locale.ROOT);
-            if (lower.contains("gzip")) return request.withGzipBody(maxBodySize);
+            if (lower.contains("gzip")) return request.withDecodedBody(gzip(maxBodySize));
         }
         return request; // identity only
+    }
+
+    /**
+     * Gzip-decodes a body to at most {@code maxDecodedSize} bytes, into a buffer that stops at the
+     * limit: past it {@link HttpStatusException} 413, and for data that is not valid gzip 400.
+     */
+    static Request.BodyDecoder gzip(long maxDecodedSize) {
+        if (maxDecodedSize < 0 || maxDecodedSize > Integer.MAX_VALUE - 16) {
+            throw new IllegalArgumentException("maxDecodedSize must be in 0.." + (Integer.MAX_VALUE - 16));
+        }
+        return body -> {
+            try {
+                return GzipDecoder.decode(body, (int) maxDecodedSize);
+            } catch (GzipDecoder.TooLargeException e) {
+                throw new HttpStatusException(413, "request body larger than " + maxDecodedSize + " bytes once decoded");
+            } catch (IOException e) {
+                throw new HttpStatusException(400, "invalid gzip request body: " + e.getMessage());
+            }
+        };
     }
 }

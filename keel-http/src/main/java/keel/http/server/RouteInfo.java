@@ -1,5 +1,7 @@
 package keel.http.server;
 
+import keel.http.Execution;
+
 import java.time.Duration;
 import java.util.Locale;
 

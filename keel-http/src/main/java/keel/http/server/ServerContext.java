@@ -3,6 +3,7 @@ package keel.http.server;
 import keel.core.buffer.BufferPool;
 import keel.core.net.Channel;
 import keel.core.tls.Tls;
+import keel.http.accesslog.AccessLog;
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
 import keel.http.router.Route;

@@ -2,11 +2,16 @@ package keel.http.server;
 
 import keel.core.log.LogFormat;
 import keel.core.tls.ClientAuth;
+import keel.http.Execution;
+import keel.http.accesslog.AccessLog;
+import keel.http.config.Knob;
+import keel.http.config.Knob.As;
+import keel.http.config.KnobBuilder;
+import keel.http.config.KnobTable;
 import keel.http.router.RouteSettings;
-import keel.http.server.Knob.As;
 import keel.http.ws.WsOptions;
 
-import static keel.http.server.ConfigValues.positive;
+import static keel.http.config.ConfigValues.positive;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -408,7 +413,7 @@ public record ServerOptions(
     }
 
     public Builder toBuilder() {
-        Builder builder = new Builder().from(this);
+        Builder builder = new Builder().fromOptions(this);
         builder.routes.addAll(routes);
         return builder;
     }
@@ -419,6 +424,11 @@ public record ServerOptions(
 
         private Builder() {
             super(KNOBS);
+        }
+
+        /** {@link KnobBuilder#from}, which is protected in another package: {@link #toBuilder} calls it through here. */
+        private Builder fromOptions(ServerOptions options) {
+            return from(options);
         }
 
         public Builder host(String host) { return set("server.host", host); }

@@ -1,5 +1,7 @@
 package keel.http.server;
 
+import keel.http.Execution;
+
 /** How bytes move between sockets and handlers. */
 public enum Transport {
     /** Event loops on NIO selectors; handlers run where their {@link Execution} says. */

@@ -1,7 +1,10 @@
 package keel.http.server;
 
 import keel.core.startup.StartupTimeline;
+import keel.http.Execution;
 import keel.http.Response;
+import keel.http.client.ClientObserver;
+import keel.http.client.ClientOptions;
 import keel.http.client.ClientRequest;
 import keel.http.client.HttpClient;
 import keel.http.router.Router;
@@ -12,6 +15,7 @@ import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -85,6 +89,42 @@ public final class Warmup {
     /** True when a warm-up already ran the request path (server and client sides) in this JVM. */
     public static boolean ran() {
         return ran;
+    }
+
+    /**
+     * Prepares {@code client} before its first real call: every loop runs and fills its buffer pool; the
+     * request and response paths run against a throwaway server on loopback, each a few times (unless
+     * a warm-up already did in this JVM: {@link #ran}); then each of
+     * {@code upstreams} is resolved and gets one open connection per loop in its pool (a {@code HEAD}
+     * request from each loop). Blocks; call it at start-up, not on an event loop.
+     */
+    public static Report client(HttpClient client, URI... upstreams) throws IOException, InterruptedException {
+        return client(client, DEFAULT_REQUESTS, upstreams);
+    }
+
+    /**
+     * {@link #client(HttpClient, URI...)} with a warm-up of {@code requests} against the throwaway server: from
+     * {@link #JIT_REQUESTS} on, it also waits for the JIT to compile the paths it made hot, so
+     * that the first calls run compiled code (at the cost of a longer warm-up: see {@link Warmup}).
+     */
+    public static Report client(HttpClient client, int requests, URI... upstreams) throws IOException, InterruptedException {
+        long start = System.nanoTime();
+        client.prefillBuffers();
+        Report report = new Report(0, 0, Duration.ZERO);
+        if (!ran()) {
+            ServerOptions server = ServerOptions.builder().host("127.0.0.1").port(0).loops(1).build();
+            // The throwaway server's calls are nobody's traffic: an observed client sends them through an
+            // unobserved one on the same loops, so no metric keeps a series for that server.
+            ClientOptions options = client.options();
+            try (HttpClient unobserved = options.observer() == ClientObserver.NONE ? null
+                    : HttpClient.create(options.toBuilder().observer(ClientObserver.NONE).build(), client.loops())) {
+                report = run(server, unobserved == null ? client : unobserved, requests, DEFAULT_BUDGET);
+            }
+        }
+        int failures = report.failures();
+        for (URI upstream : upstreams) failures += client.warmUpstream(upstream);
+        return new Report(report.requests() + client.loops().size() * upstreams.length, failures,
+                Duration.ofNanos(System.nanoTime() - start));
     }
 
     /** Serves the warm-up routes with options like {@code like} on a free loopback port and drives them with {@code client}. */

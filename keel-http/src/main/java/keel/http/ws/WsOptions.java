@@ -1,8 +1,8 @@
 package keel.http.ws;
 
-import keel.http.server.Knob;
-import keel.http.server.Knob.As;
-import keel.http.server.KnobTable;
+import keel.http.config.Knob;
+import keel.http.config.Knob.As;
+import keel.http.config.KnobTable;
 
 import java.time.Duration;
 import java.util.Objects;

@@ -240,7 +240,7 @@ class HttpClientTest {
     void aCallFromAServerHandlerOnTheEventLoopStaysOnThatLoop() throws Exception {
         try (TestServer upstream = TestServer.start(routes())) {
             Router router = new Router();
-            router.with(keel.http.server.Execution.EVENT_LOOP).getAsync("/where", request -> {
+            router.with(keel.http.Execution.EVENT_LOOP).getAsync("/where", request -> {
                 String handlerThread = Thread.currentThread().getName();
                 return client.sendAsync(ClientRequest.get(upstream.uri("/hello").toString()))
                         .thenApply(answer -> Response.ok(handlerThread + " " + Thread.currentThread().getName()));

@@ -1,8 +1,8 @@
 package keel.http.client;
 
+import keel.http.Execution;
 import keel.http.Response;
 import keel.http.router.Router;
-import keel.http.server.Execution;
 import keel.http.server.TestServer;
 import org.junit.jupiter.api.Test;
 

@@ -102,7 +102,7 @@ class WarmupTest {
     void theClientWarmupLeavesOneOpenConnectionPerLoopToEachUpstream() throws Exception {
         try (TestServer upstream = TestServer.start(new Router().post("/refine", request -> Response.ok("done")));
              HttpClient client = HttpClient.create(ClientOptions.builder().loops(2).build())) {
-            Warmup.Report report = client.warmup(URI.create(upstream.uri("/refine").toString()));
+            Warmup.Report report = Warmup.client(client, URI.create(upstream.uri("/refine").toString()));
             assertThat(report.failures()).isZero();
             assertThat(client.idleConnections()).isEqualTo(2);
             assertThat(upstream.server().openConnections()).isEqualTo(2);

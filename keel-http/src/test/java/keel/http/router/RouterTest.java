@@ -1,7 +1,7 @@
 package keel.http.router;
 
+import keel.http.Execution;
 import keel.http.Response;
-import keel.http.server.Execution;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

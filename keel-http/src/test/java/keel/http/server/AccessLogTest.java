@@ -1,7 +1,10 @@
 package keel.http.server;
 
 import keel.core.log.LogFormat;
+import keel.http.Execution;
 import keel.http.Response;
+import keel.http.accesslog.LineSink;
+import keel.http.accesslog.RequestIds;
 import keel.http.router.Router;
 import keel.http.ws.WsEndpoint;
 import keel.http.ws.WsListener;

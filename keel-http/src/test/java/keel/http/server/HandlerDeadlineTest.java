@@ -1,5 +1,6 @@
 package keel.http.server;
 
+import keel.http.Execution;
 import keel.http.Request;
 import keel.http.Response;
 import keel.http.client.ClientOptions;

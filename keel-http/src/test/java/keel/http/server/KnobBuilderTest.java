@@ -1,5 +1,7 @@
 package keel.http.server;
 
+import keel.http.config.KnobTable;
+
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Method;

@@ -1,5 +1,6 @@
 package keel.http.server;
 
+import keel.http.Execution;
 import keel.http.Response;
 import keel.http.router.Router;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -1,6 +1,8 @@
 package keel.http.server;
 
+import keel.http.Execution;
 import keel.http.Response;
+import keel.http.config.ConfigException;
 import keel.http.router.RouteSettings;
 import keel.http.router.Router;
 import org.junit.jupiter.api.Test;
@@ -113,12 +115,12 @@ class RouteSettingsTest {
         assertThatThrownBy(() -> TestServer.start(routes(new CountDownLatch(0)), b -> b
                 .route(entry(0, "path", "/plain", "limit", "5"))
                 .route(entry(1, "path", "/nowhere", "execution", "worker-pool"))))
-                .isInstanceOf(ConfigKeys.ConfigException.class)
+                .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("routes[1].path: no route has the pattern /nowhere")
                 .hasMessageContaining("/upload");
         assertThatThrownBy(() -> TestServer.start(routes(new CountDownLatch(0)), b -> b
                 .route(entry(0, "path", "/upload", "method", "DELETE", "limit", "5"))))
-                .isInstanceOf(ConfigKeys.ConfigException.class)
+                .isInstanceOf(ConfigException.class)
                 .hasMessage("routes[0].method: no DELETE route at /upload (it has POST, PUT)");
     }
 

@@ -1,8 +1,8 @@
 package keel.http.ws;
 
+import keel.http.Execution;
 import keel.http.client.WebSocketClient;
 import keel.http.router.Router;
-import keel.http.server.Execution;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

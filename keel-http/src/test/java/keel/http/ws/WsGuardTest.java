@@ -1,7 +1,7 @@
 package keel.http.ws;
 
+import keel.http.Execution;
 import keel.http.router.Router;
-import keel.http.server.Execution;
 import keel.http.server.RouteInfo;
 import keel.http.server.ServerOptions;
 import org.junit.jupiter.api.Test;

@@ -2,11 +2,11 @@ package keel.lab.fanout;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import keel.core.loop.EventLoop;
+import keel.http.Execution;
 import keel.http.HttpStatusException;
 import keel.http.Request;
 import keel.http.Response;
 import keel.http.router.Router;
-import keel.http.server.Execution;
 
 import java.io.IOException;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.accesslog;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

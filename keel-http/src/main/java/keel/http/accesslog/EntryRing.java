@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.accesslog;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;

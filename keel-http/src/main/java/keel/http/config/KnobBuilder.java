@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.config;
 
 import java.util.Map;
 
@@ -28,7 +28,7 @@ public abstract class KnobBuilder<R extends Record, B extends KnobBuilder<R, B>>
 
     /**
      * Sets {@code key} from a configuration word; a bad word is refused with a
-     * {@link ConfigKeys.ConfigException} naming the knob as {@code source} does ({@code name}: its
+     * {@link ConfigException} naming the knob as {@code source} does ({@code name}: its
      * YAML key or its flag).
      */
     public final B apply(KnobTable.Key<R> key, String name, String word, String source) {
@@ -48,7 +48,7 @@ public abstract class KnobBuilder<R extends Record, B extends KnobBuilder<R, B>>
     }
 
     /** The value of each knob so far, by YAML key. */
-    final Map<String, Object> values() {
+    public final Map<String, Object> values() {
         return Map.copyOf(values.entrySet().stream().filter(e -> e.getValue() != null)
                 .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
     }

@@ -1,5 +1,6 @@
-package keel.http.server;
+package keel.http.accesslog;
 
+import keel.http.Execution;
 import keel.http.Request;
 
 /**
@@ -11,7 +12,7 @@ import keel.http.Request;
  * the thread's {@link AccessLines}. A request costs no object; on a loop, it costs one clock read,
  * or none when the answer was timed for the server's observer (two on the blocking transport).
  */
-final class AccessRecorder {
+public final class AccessRecorder {
     private static final String NONE = "-";
 
     private final AccessLines lines;
@@ -42,22 +43,22 @@ final class AccessRecorder {
     }
 
     /** For a connection whose loop encodes its lines into {@code lines}; null when the access log is off. */
-    static AccessRecorder onLoop(AccessLog log, AccessLines lines) {
+    public static AccessRecorder onLoop(AccessLog log, AccessLines lines) {
         return log == null ? null : new AccessRecorder(log, lines, Execution.EVENT_LOOP.ordinal());
     }
 
     /** For a connection of the blocking transport; null when the access log is off. */
-    static AccessRecorder blocking(AccessLog log) {
+    public static AccessRecorder blocking(AccessLog log) {
         return log == null ? null : new AccessRecorder(log, log.blockingLines(), AccessLines.BLOCKING);
     }
 
     /** A request was parsed: its id is the client's {@code X-Request-Id} when sane, else a new one. */
-    void begin(Request request) {
+    public void begin(Request request) {
         begin(request, lines.startNanos());
     }
 
     /** {@link #begin(Request)} for a request parsed at {@code parsedNanos}, before its turn came (pipelined behind others). */
-    void begin(Request request, long parsedNanos) {
+    public void begin(Request request, long parsedNanos) {
         parsed = true;
         startNanos = parsedNanos;
         answeredNanos = 0;
@@ -73,7 +74,7 @@ final class AccessRecorder {
      * connection) starts, at {@code outputMark}: it gets a new id, and its line says {@code -} for
      * method and target, and 0 for its duration.
      */
-    void beginUnparsed(int status, long outputMark) {
+    public void beginUnparsed(int status, long outputMark) {
         parsed = false;
         answeredNanos = 0;
         method = NONE;
@@ -93,37 +94,37 @@ final class AccessRecorder {
     }
 
     /** The id of the request begun last, echoed in its response's {@code X-Request-Id}; valid until the next begins. */
-    CharSequence requestId() {
+    public CharSequence requestId() {
         return givenId != null ? givenId : madeId;
     }
 
     /** The nio dispatcher chose where the handler runs (the default is the loop, where the router answers 404 and 405). */
-    void runsOn(Execution where) {
+    public void runsOn(Execution where) {
         execution = where.ordinal();
     }
 
     /**
      * The answer was made, or taken up by the connection's loop, at {@code nanoTime} (as timed for the
-     * server's observer, {@link Exchange#answer} and {@link Exchange#answeredOnLoop}): a fixed response is then handed over within the same
+     * server's observer, {@code Exchange.answer} and {@code Exchange.answeredOnLoop}): a fixed response is then handed over within the same
      * call, so its line takes that time as its end instead of reading the clock again.
      */
-    void answeredAt(long nanoTime) {
+    public void answeredAt(long nanoTime) {
         answeredNanos = nanoTime;
     }
 
     /** The response streams its body: its line ends when the last byte is handed over, whenever the handler answered. */
-    void streaming() {
+    public void streaming() {
         answeredNanos = 0;
     }
 
     /** The response with {@code status} starts; {@code outputMark} is the connection's count of output bytes now. */
-    void responding(int status, long outputMark) {
+    public void responding(int status, long outputMark) {
         this.status = status;
         this.outputMark = outputMark;
     }
 
     /** The response's last byte was handed to the connection, which has counted {@code outputMark} bytes: offers the line. */
-    void finish(long outputMark) {
+    public void finish(long outputMark) {
         long end = answeredNanos != 0 ? answeredNanos : System.nanoTime();
         answeredNanos = 0;
         lines.add(end, givenId, madeId, method, target, status, bytesIn, outputMark - this.outputMark,
@@ -134,7 +135,7 @@ final class AccessRecorder {
     }
 
     /** Hands the lines encoded so far to the log now, instead of at the end of the loop's turn. */
-    void handOver() {
+    public void handOver() {
         lines.handOver();
     }
 }

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http;
 
 /**
  * Where a handler body runs. Set per server, overridable per route; the response is always written

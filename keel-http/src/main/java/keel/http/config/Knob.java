@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.config;
 
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

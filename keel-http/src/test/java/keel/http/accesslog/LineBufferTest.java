@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.accesslog;
 
 import org.junit.jupiter.api.Test;
 

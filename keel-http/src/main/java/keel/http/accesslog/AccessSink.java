@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.accesslog;
 
 import keel.core.log.Log;
 

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.accesslog;
 
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.fail;
  * ({@link #next()}), and, when made {@link #held()}, keeps that thread in its first write until
  * {@link #release()}.
  */
-final class LineSink extends OutputStream {
+public final class LineSink extends OutputStream {
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final ByteArrayOutputStream partial = new ByteArrayOutputStream();
     private final CountDownLatch writing = new CountDownLatch(1);
@@ -25,12 +25,12 @@ final class LineSink extends OutputStream {
         this.released = new CountDownLatch(held ? 1 : 0);
     }
 
-    static LineSink open() {
+    public static LineSink open() {
         return new LineSink(false);
     }
 
     /** A sink whose first write waits for {@link #release()}. */
-    static LineSink held() {
+    public static LineSink held() {
         return new LineSink(true);
     }
 
@@ -59,23 +59,23 @@ final class LineSink extends OutputStream {
     }
 
     /** The next line, waiting up to 5 s for it. */
-    String next() throws InterruptedException {
+    public String next() throws InterruptedException {
         String line = lines.poll(5, TimeUnit.SECONDS);
         if (line == null) fail("no access log line within 5 s");
         return line;
     }
 
     /** Lines written and not yet taken, without waiting. */
-    int waiting() {
+    public int waiting() {
         return lines.size();
     }
 
     /** Waits up to 5 s until the writer is inside its first write. */
-    void awaitWriting() throws InterruptedException {
+    public void awaitWriting() throws InterruptedException {
         if (!writing.await(5, TimeUnit.SECONDS)) fail("the access log's writer never wrote");
     }
 
-    void release() {
+    public void release() {
         released.countDown();
     }
 }

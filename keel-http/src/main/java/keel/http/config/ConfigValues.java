@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.config;
 
 import keel.http.codec.Tokens;
 

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.accesslog;
 
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
@@ -13,11 +13,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * it is written out: making one costs a counter increment, never an allocation nor a
  * {@link SecureRandom} call. Any thread.
  */
-final class RequestIds {
+public final class RequestIds {
     /** The request and response header that carries the id. */
     static final String HEADER = "X-Request-Id";
     /** The longest id taken from a client; a longer one is replaced. */
-    static final int MAX_LENGTH = 128;
+    public static final int MAX_LENGTH = 128;
     private static final byte[] HEX = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
 
     private final String prefix;

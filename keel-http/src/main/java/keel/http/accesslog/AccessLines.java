@@ -1,7 +1,8 @@
-package keel.http.server;
+package keel.http.accesslog;
 
 import keel.core.log.LogFormat;
 import keel.core.loop.EventLoop;
+import keel.http.Execution;
 
 import java.util.concurrent.RejectedExecutionException;
 
@@ -15,7 +16,7 @@ import static java.nio.charset.StandardCharsets.US_ASCII;
  * execution and loop are bytes made once, its time is formatted once a millisecond ({@link LineClock})
  * and its numbers are written as digits. Confined to its thread.
  */
-final class AccessLines {
+public final class AccessLines {
     /** A loop's block: its lines go to the log once it is this full, whatever the turn. */
     private static final int LOOP_BLOCK = 64 * 1024;
     /**

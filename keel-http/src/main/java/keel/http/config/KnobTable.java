@@ -1,6 +1,4 @@
-package keel.http.server;
-
-import keel.http.server.ConfigKeys.ConfigException;
+package keel.http.config;
 
 import java.lang.reflect.RecordComponent;
 import java.net.URI;

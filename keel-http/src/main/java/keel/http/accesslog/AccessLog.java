@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.accesslog;
 
 import keel.core.log.Log;
 import keel.core.log.LogFormat;
@@ -26,7 +26,7 @@ import java.util.concurrent.locks.LockSupport;
  * end. It is a daemon thread, started with the server; {@link #close} (when the server has stopped)
  * writes what is queued, flushes and ends it.
  */
-final class AccessLog implements AutoCloseable {
+public final class AccessLog implements AutoCloseable {
     private static final Log LOG = Log.of(AccessLog.class);
     /**
      * How long the writer lets lines gather once one is queued: one write for all of them, instead of a
@@ -88,34 +88,34 @@ final class AccessLog implements AutoCloseable {
     }
 
     /**
-     * The access log {@code options} ask for, or null when it is off. The file, when one is set, is
-     * opened for appending now: one that cannot be opened stops the start with a message naming it. A
-     * file that is not a regular one (a named pipe, {@code /dev/stdout}) is written as a stream.
+     * The access log of {@code format} lines, queueing at most {@code queueSize} of them, appended to
+     * {@code file} ({@code log.access-file}; null: standard output), its pages dropped from the page
+     * cache once written when {@code dropBehind}. The file, when one is set, is opened for appending
+     * now: one that cannot be opened stops the start with a message naming it. A file that is not a
+     * regular one (a named pipe, {@code /dev/stdout}) is written as a stream.
      */
-    static AccessLog open(ServerOptions.Logging options) throws IOException {
-        if (!options.access()) return null;
-        Path file = options.accessFile();
-        if (file == null) return new AccessLog(options.format(), options.accessQueue(), System.out, false, "standard output", GATHER_NANOS);
+    public static AccessLog open(LogFormat format, int queueSize, Path file, boolean dropBehind) throws IOException {
+        if (file == null) return new AccessLog(format, queueSize, System.out, false, "standard output", GATHER_NANOS);
         AccessSink sink;
         try {
             if (Files.exists(file) && !Files.isRegularFile(file)) {
                 sink = AccessSink.stream(Files.newOutputStream(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND), true, file.toString());
             } else {
-                sink = AccessSink.file(LogFile.open(file, AccessSink.WRITE_SIZE, options.accessFileDropBehind()), file.toString());
+                sink = AccessSink.file(LogFile.open(file, AccessSink.WRITE_SIZE, dropBehind), file.toString());
             }
         } catch (IOException e) {
             throw new IOException("cannot open the access log file " + file + " (log.access-file): " + e.getMessage(), e);
         }
-        return new AccessLog(options.format(), options.accessQueue(), sink, GATHER_NANOS);
+        return new AccessLog(format, queueSize, sink, GATHER_NANOS);
     }
 
     /** Like {@link #open}, writing to {@code sink} (not closed at the end) instead of standard output or the file. */
-    static AccessLog to(OutputStream sink, ServerOptions.Logging options) {
-        return options.access() ? new AccessLog(options.format(), options.accessQueue(), sink, false, "the given stream", GATHER_NANOS) : null;
+    public static AccessLog to(OutputStream sink, LogFormat format, int queueSize) {
+        return new AccessLog(format, queueSize, sink, false, "the given stream", GATHER_NANOS);
     }
 
     /** Where the lines of event loop {@code loop} are encoded; that loop's thread uses it. */
-    AccessLines linesOf(EventLoop loop) {
+    public AccessLines linesOf(EventLoop loop) {
         return AccessLines.onLoop(this, format, loop);
     }
 
@@ -154,7 +154,7 @@ final class AccessLog implements AutoCloseable {
     }
 
     /** Lines dropped so far: the queue was full, the sink failed, or the log was closed. */
-    long dropped() {
+    public long dropped() {
         return dropped.sum();
     }
 
