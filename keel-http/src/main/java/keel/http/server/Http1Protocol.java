@@ -56,7 +56,20 @@ import javax.net.ssl.SSLSession;
 final class Http1Protocol implements Protocol {
     private static final Log LOG = Log.of(Http1Protocol.class);
 
-    private enum State { READING, HANDLING, STREAMING, CLOSING, UPGRADED, CLOSED }
+    private enum State {
+        READING, HANDLING, STREAMING, CLOSING, UPGRADED, CLOSED;
+
+        /** Whether the exchange may move to this state from {@code from} (the diagram above). */
+        boolean follows(State from) {
+            return switch (this) {
+                case READING -> from == HANDLING || from == STREAMING;
+                case HANDLING -> from == READING || from == HANDLING || from == STREAMING; // the next request, or one run ahead
+                case STREAMING, UPGRADED -> from == HANDLING;
+                case CLOSING -> from != CLOSED && from != UPGRADED;
+                case CLOSED -> true;
+            };
+        }
+    }
 
     /**
      * A request whose answer comes later, through the inbox: the current one, or one run ahead of its
@@ -230,7 +243,7 @@ final class Http1Protocol implements Protocol {
     /** The client closed its side: finish what is being written (over TLS, then close_notify), then close. */
     @Override
     public void onEndOfInput(Channel from) {
-        state = State.CLOSING;
+        moveTo(State.CLOSING);
         channel.closeAfterFlush();
     }
 
@@ -264,7 +277,7 @@ final class Http1Protocol implements Protocol {
             }
             case IDLE -> {
                 home.context().observer().onTimeout(expired.timeout());
-                state = State.CLOSING;
+                moveTo(State.CLOSING);
                 channel.closeLingering();
             }
             case STREAM -> {
@@ -280,7 +293,7 @@ final class Http1Protocol implements Protocol {
     public void onClosed(Channel from, Throwable cause) {
         if (cause != null) LOG.debug("connection_failed", "id", id, "state", state, "cause", cause);
         if (access != null && state == State.STREAMING) access.finish(handedOver()); // a body cut short: what was sent
-        state = State.CLOSED;
+        moveTo(State.CLOSED);
         wait = Wait.NONE;
         pending = null;
         dropAhead();
@@ -300,7 +313,7 @@ final class Http1Protocol implements Protocol {
         request = withPeer(request);
         current = request;
         if (access != null) access.begin(request);
-        state = State.HANDLING;
+        moveTo(State.HANDLING);
         channel.pauseInput(); // pipelined requests wait until this one is answered
         waitFor(Wait.NONE, false);
         long start = channel.loop().lastNanoTime(); // taken up as the loop read the input: the request's start
@@ -457,7 +470,7 @@ final class Http1Protocol implements Protocol {
                 reportUntimed(); // a stream may write at once
                 if (access != null) access.streaming();
                 stream = new ResponseStream(this, channel, response, plan, requestId());
-                state = State.STREAMING;
+                moveTo(State.STREAMING);
                 stream.start();
             } else {
                 plan.write(channel.out(), response, requestId(), channel.loop().lastNanoTime());
@@ -480,7 +493,7 @@ final class Http1Protocol implements Protocol {
         WsHandshake.writeSwitchingProtocols(channel.out(), upgrade.accepted());
         if (access != null) access.finish(handedOver());
         current = null;
-        state = State.UPGRADED;
+        moveTo(State.UPGRADED);
         reportUntimed(); // the session may write at once
         channel.switchTo(WsConnection.server(id, upgrade.binding(), home.context().webSocketSettings(), upgrade.release()));
     }
@@ -495,7 +508,7 @@ final class Http1Protocol implements Protocol {
         if (close) {
             reportUntimed();
             if (access != null) access.handOver(); // the line is with the log before the client sees the end
-            state = State.CLOSING;
+            moveTo(State.CLOSING);
             dropAhead(); // their answers, when they come, are dropped like any answer after the end
             channel.closeAfterFlush();
             return;
@@ -505,7 +518,7 @@ final class Http1Protocol implements Protocol {
             takeTurn(next);
             return;
         }
-        state = State.READING;
+        moveTo(State.READING);
         if (held != null) {
             ParseResult turn = held;
             held = null;
@@ -520,7 +533,7 @@ final class Http1Protocol implements Protocol {
     private void takeTurn(Pending next) {
         current = next.request;
         pending = next;
-        state = State.HANDLING;
+        moveTo(State.HANDLING);
         if (access != null) {
             access.begin(next.request, next.start);
             access.runsOn(next.execution);
@@ -549,7 +562,7 @@ final class Http1Protocol implements Protocol {
             access.handOver();
         }
         current = null;
-        state = State.CLOSING;
+        moveTo(State.CLOSING);
         reportUntimed(); // the answers before it in the burst
         channel.closeAfterFlush();
     }
@@ -557,7 +570,7 @@ final class Http1Protocol implements Protocol {
     /** For a stopping server: a connection between requests closes now; a busy one finishes its exchange first. */
     void closeIfIdle() {
         if (state == State.READING && !channel.hasBufferedInput() && parser.isBetweenRequests() && !channel.hasPendingOutput()) {
-            state = State.CLOSING;
+            moveTo(State.CLOSING);
             channel.closeLingering();
         }
     }
@@ -574,6 +587,13 @@ final class Http1Protocol implements Protocol {
     /** Counts a response cut short ({@link ResponseStream}); any thread. */
     void dropped(ServerObserver.Drop reason) {
         home.context().observer().onDropped(reason);
+    }
+
+    /** The one place the exchange changes state: on its loop, along the diagram's edges. */
+    private void moveTo(State next) {
+        assert channel == null || channel.loop().inEventLoop() : "exchange state changed off its loop: " + next;
+        assert next.follows(state) : "exchange " + id + ": " + state + " -> " + next;
+        state = next;
     }
 
     /** Arms the deadline of the current request's handler. */
