@@ -308,7 +308,12 @@ final class Http1Protocol implements Protocol {
 
     // ---- the request path ------------------------------------------------------------------------
 
-    /** Routes the request, then runs what is ready; {@code in}: the input behind it, or null. */
+    /**
+     * Routes the request, then runs what is ready ({@code in}: the input behind it, or null). A
+     * handler whose answer comes later first takes the place of that answer in the loop's task queue,
+     * while a refusal can still be answered here; a synchronous one going off the loop takes the
+     * requests pipelined behind it along before it starts.
+     */
     private void onRequest(Request request, ByteBuffer in) {
         request = withPeer(request);
         current = request;
@@ -317,19 +322,12 @@ final class Http1Protocol implements Protocol {
         channel.pauseInput(); // pipelined requests wait until this one is answered
         waitFor(Wait.NONE, false);
         long start = channel.loop().lastNanoTime(); // taken up as the loop read the input: the request's start
-        switch (home.context().dispatcher().route(request)) {
-            case Dispatch.Answered answered -> answerOnLoop(answered, start);
-            case Dispatch.Ready ready -> run(ready, start, in);
-        }
-    }
-
-    /**
-     * Runs a ready handler. One whose answer comes later first takes the place of that answer in the
-     * loop's task queue, while a refusal can still be answered here; a synchronous one going off the
-     * loop takes the requests pipelined behind it along before it starts.
-     */
-    private void run(Dispatch.Ready ready, long start, ByteBuffer in) {
         Dispatcher dispatcher = home.context().dispatcher();
+        Dispatch.Routed routed = dispatcher.route(request);
+        if (!(routed instanceof Dispatch.Ready ready)) {
+            answerOnLoop((Dispatch.Answered) routed, start);
+            return;
+        }
         if (access != null && !ready.upgrades()) access.runsOn(ready.execution());
         boolean later = ready.answersLater();
         if (later && !channel.loop().tryReserveTask()) {
