@@ -324,24 +324,22 @@ final class Http1Protocol implements Protocol {
         long start = channel.loop().lastNanoTime(); // taken up as the loop read the input: the request's start
         Dispatcher dispatcher = home.context().dispatcher();
         Dispatch.Routed routed = dispatcher.route(request);
-        if (!(routed instanceof Dispatch.Ready ready)) {
-            answerOnLoop((Dispatch.Answered) routed, start);
-            return;
-        }
-        if (access != null && !ready.upgrades()) access.runsOn(ready.execution());
-        boolean later = ready.answersLater();
-        if (later && !channel.loop().tryReserveTask()) {
-            Response refused = dispatcher.refusal(ServerObserver.Rejection.LOOP_QUEUE_FULL, "event loop task queue is full");
-            answerOnLoop(new Dispatch.Answered(refused, ready.pattern()), start);
-            return;
-        }
-        switch (dispatcher.run(ready, channel.loop(), inbox)) {
+        Dispatch.Ready ready = routed instanceof Dispatch.Ready found ? found : null;
+        boolean reserved = ready != null && ready.answersLater() && channel.loop().tryReserveTask();
+        if (ready != null && access != null && !ready.upgrades()) access.runsOn(ready.execution());
+        Dispatch.Started started;
+        if (ready == null) started = (Dispatch.Answered) routed;
+        else if (ready.answersLater() && !reserved) started = new Dispatch.Answered(
+                dispatcher.refusal(ServerObserver.Rejection.LOOP_QUEUE_FULL, "event loop task queue is full"), ready.pattern());
+        else started = dispatcher.run(ready, channel.loop(), inbox);
+        switch (started) {
             case Dispatch.Answered answered -> {
-                if (later) channel.loop().cancelReservedTasks(1);
-                answerOnLoop(answered, start);
+                if (reserved) channel.loop().cancelReservedTasks(1);
+                if (observing) answeredOnLoop(request.method(), answered.pattern(), answered.response().status(), start);
+                respond(answered.response());
             }
             case Dispatch.Running running -> {
-                pending = new Pending(current, running.call(), ready.execution(), ready.pattern(), start);
+                pending = new Pending(request, running.call(), ready.execution(), ready.pattern(), start);
                 if (ready.deadlineNanos() > 0) deadline(running.call());
                 PipelineRun run = running.run();
                 if (run == null) return;
@@ -350,13 +348,6 @@ final class Http1Protocol implements Protocol {
             }
             case Dispatch.Upgrade upgrade -> upgrade(upgrade, ready.pattern(), start);
         }
-    }
-
-    /** An answer made here on the loop, now: timed for the observer, then written. */
-    private void answerOnLoop(Dispatch.Answered answered, long start) {
-        Response response = answered.response();
-        if (observing) answeredOnLoop(current.method(), answered.pattern(), response.status(), start);
-        respond(response);
     }
 
     /** The current request's deadline passed: unless its handler answered first, it is answered 503 now. */
