@@ -6,6 +6,7 @@ import keel.http.Execution;
 import keel.http.HttpStatusException;
 import keel.http.Request;
 import keel.http.Response;
+import keel.http.execution.Rejection;
 import keel.http.router.Route;
 import keel.http.router.RouteMatch;
 import keel.http.router.RouteTable;
@@ -35,10 +36,10 @@ import java.util.concurrent.TimeUnit;
  * on the calling thread is returned; one made later or elsewhere goes, exactly once, to the inbox the
  * protocol gave, which takes it to the connection's own thread. Every place off the loop is bounded ({@link OffLoop}) and refuses at once with 503
  * when full. Every 503, its own or a handler's, is reported to the observer with its
- * {@link ServerObserver.Rejection reason}. Content codings are handled here for both transports: a
+ * {@link Rejection reason}. Content codings are handled here for both transports: a
  * request body's before the handler runs ({@link RequestCoding}), a handler's answer as it leaves
  * the handler, on its thread ({@link ResponseCompression}). A handler runs under its route's deadline ({@link HandlerCall}):
- * past it the client gets 503, counted as {@link ServerObserver.Rejection#DEADLINE}.
+ * past it the client gets 503, counted as {@link Rejection#DEADLINE}.
  */
 final class Dispatcher implements AutoCloseable {
     private static final Log LOG = Log.of(Dispatcher.class);
@@ -119,7 +120,7 @@ final class Dispatcher implements AutoCloseable {
         Route route = ready.route();
         Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
         if (limit != null && !limit.tryAcquire()) {
-            return refused(ServerObserver.Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", ready);
+            return refused(Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", ready);
         }
         switch (route.endpoint()) {
             case Route.WebSocket webSocket -> {
@@ -143,7 +144,7 @@ final class Dispatcher implements AutoCloseable {
         long deadline = ready.deadlineNanos();
         if (deadline > 0) call.runsUnder(deadline);
         if (loop == null) {
-            if (deadline > 0) call.expireAfter(deadline, deadlineResponse(deadline), () -> rejected(ServerObserver.Rejection.DEADLINE));
+            if (deadline > 0) call.expireAfter(deadline, deadlineResponse(deadline), () -> rejected(Rejection.DEADLINE));
             invoke(route, ready.request(), call);
             return new Dispatch.Running(call, null);
         }
@@ -168,7 +169,7 @@ final class Dispatcher implements AutoCloseable {
             } catch (Throwable failure) {
                 response = Responses.forException(failure, request);
             }
-            if (response.status() == 503) rejected(ServerObserver.Rejection.HANDLER);
+            if (response.status() == 503) rejected(Rejection.HANDLER);
             return compression.answer(request, response);
         } finally {
             loop.markActivity(null);
@@ -205,7 +206,7 @@ final class Dispatcher implements AutoCloseable {
                 failure = e;
             }
             response = asyncAnswer(response, failure, ready.request());
-            if (response.status() == 503) rejected(ServerObserver.Rejection.HANDLER);
+            if (response.status() == 503) rejected(Rejection.HANDLER);
             return new Dispatch.Answered(compression.answer(ready.request(), response), ready.pattern());
         }
         awaitAsync(stage, ready.request(), call);
@@ -220,8 +221,8 @@ final class Dispatcher implements AutoCloseable {
     private Dispatch.Started onWorker(Dispatch.Ready ready, HandlerCall call) {
         Runnable release = offLoop.tryAdmitWorker();
         if (release == null) {
-            ServerObserver.Rejection reason = offLoop.isShutdown() ? ServerObserver.Rejection.SHUTTING_DOWN : ServerObserver.Rejection.WORKER_POOL_FULL;
-            return refused(reason, reason == ServerObserver.Rejection.SHUTTING_DOWN ? "server is stopping" : "worker pool is full", ready, call);
+            Rejection reason = offLoop.isShutdown() ? Rejection.SHUTTING_DOWN : Rejection.WORKER_POOL_FULL;
+            return refused(reason, reason == Rejection.SHUTTING_DOWN ? "server is stopping" : "worker pool is full", ready, call);
         }
         call.releasesWithAnswer(release);
         PipelineRun run = new PipelineRun(Execution.WORKER_POOL, step(ready, call), (work, failed) -> {
@@ -230,20 +231,20 @@ final class Dispatcher implements AutoCloseable {
             } catch (RejectedExecutionException stopped) {
                 failed.run();
             }
-        }, refused -> reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", refused));
+        }, refused -> reject(Rejection.SHUTTING_DOWN, "server is stopping", refused));
         return new Dispatch.Running(call, run);
     }
 
     /** A handler on a virtual thread of its own, under a place of the virtual-thread limit taken now. */
     private Dispatch.Started onVirtualThread(Dispatch.Ready ready, HandlerCall call) {
         if (!offLoop.tryAdmitVirtualThread()) {
-            return refused(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "virtual-thread concurrency limit reached", ready, call);
+            return refused(Rejection.VIRTUAL_THREAD_LIMIT, "virtual-thread concurrency limit reached", ready, call);
         }
         call.releasesWithAnswer(offLoop.virtualThreadRelease());
         boolean offloaded = ready.route().executionOr(defaultExecution) == Execution.EVENT_LOOP; // moved here by the guard
         PipelineRun run = new PipelineRun(Execution.VIRTUAL_THREAD, step(ready, call),
                 (work, failed) -> TurnStarts.start(offLoop.newVirtualThread(work, offloaded), failed),
-                refused -> reject(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "a virtual thread could not start", refused));
+                refused -> reject(Rejection.VIRTUAL_THREAD_LIMIT, "a virtual thread could not start", refused));
         return new Dispatch.Running(call, run);
     }
 
@@ -287,7 +288,7 @@ final class Dispatcher implements AutoCloseable {
      * (counted), or null when the handler's answer came first.
      */
     Response expire(HandlerCall call) {
-        if (!call.expire(() -> rejected(ServerObserver.Rejection.DEADLINE))) return null;
+        if (!call.expire(() -> rejected(Rejection.DEADLINE))) return null;
         return deadlineResponse(call.deadlineNanos());
     }
 
@@ -328,29 +329,29 @@ final class Dispatcher implements AutoCloseable {
     }
 
     /** A 503 for {@code reason}, counted: for the protocol's own refusals (its loop's task queue is full). */
-    Response refusal(ServerObserver.Rejection reason, String text) {
+    Response refusal(Rejection reason, String text) {
         rejected(reason);
         return Responses.overloaded(text);
     }
 
-    private Dispatch.Answered refused(ServerObserver.Rejection reason, String text, Dispatch.Ready ready) {
+    private Dispatch.Answered refused(Rejection reason, String text, Dispatch.Ready ready) {
         return new Dispatch.Answered(refusal(reason, text), ready.pattern());
     }
 
     /** Refuses a call before its handler ran: gives back what it holds (the route's limit). */
-    private Dispatch.Answered refused(ServerObserver.Rejection reason, String text, Dispatch.Ready ready, HandlerCall call) {
+    private Dispatch.Answered refused(Rejection reason, String text, Dispatch.Ready ready, HandlerCall call) {
         call.settle();
         return refused(reason, text, ready);
     }
 
     /** Answers {@code call} with 503 for {@code reason} through its inbox (a run that could not start). */
-    private void reject(ServerObserver.Rejection reason, String text, HandlerCall call) {
+    private void reject(Rejection reason, String text, HandlerCall call) {
         if (call.isAnswered()) return;
         rejected(reason);
         call.answer(Responses.overloaded(text));
     }
 
-    private void rejected(ServerObserver.Rejection reason) {
+    private void rejected(Rejection reason) {
         try {
             observer.onRejected(reason);
         } catch (RuntimeException e) {
@@ -363,7 +364,7 @@ final class Dispatcher implements AutoCloseable {
      * counted as such (not when its deadline answered first).
      */
     private void answer(HandlerCall call, Request request, Response response) {
-        if (response.status() == 503 && !call.isAnswered()) rejected(ServerObserver.Rejection.HANDLER);
+        if (response.status() == 503 && !call.isAnswered()) rejected(Rejection.HANDLER);
         call.answer(compression.answer(request, response));
     }
 
@@ -380,7 +381,7 @@ final class Dispatcher implements AutoCloseable {
             return answer.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            rejected(ServerObserver.Rejection.SHUTTING_DOWN);
+            rejected(Rejection.SHUTTING_DOWN);
             return Responses.overloaded("server is stopping");
         } catch (ExecutionException e) {
             return Responses.forException(e, ready.request()); // not reached: the inbox is always given a response

@@ -11,6 +11,7 @@ import keel.http.accesslog.AccessRecorder;
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
 import keel.http.codec.ParseResult;
+import keel.http.execution.Rejection;
 import keel.http.router.Route;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
@@ -320,7 +321,7 @@ final class Http1Protocol implements Protocol {
         if (access != null && !ready.upgrades()) access.runsOn(ready.execution());
         boolean later = ready.answersLater();
         if (later && !channel.loop().tryReserveTask()) {
-            Response refused = dispatcher.refusal(ServerObserver.Rejection.LOOP_QUEUE_FULL, "event loop task queue is full");
+            Response refused = dispatcher.refusal(Rejection.LOOP_QUEUE_FULL, "event loop task queue is full");
             answerOnLoop(new Dispatch.Answered(refused, ready.pattern()), start);
             return;
         }
