@@ -2,6 +2,7 @@ package keel.http.server;
 
 import keel.core.log.Log;
 import keel.http.execution.Rejection;
+import keel.http.execution.Responses;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;

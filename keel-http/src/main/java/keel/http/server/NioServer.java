@@ -8,6 +8,7 @@ import keel.core.net.Acceptor;
 import keel.core.net.Channel;
 import keel.core.net.Protocol;
 import keel.http.execution.Rejection;
+import keel.http.execution.Responses;
 import keel.http.router.Route;
 
 import java.io.IOException;

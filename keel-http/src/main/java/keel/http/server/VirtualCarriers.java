@@ -3,6 +3,8 @@ package keel.http.server;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.net.NativeCalls;
+import keel.http.execution.VirtualScheduler;
+import keel.http.execution.WorkerPool;
 
 import java.lang.reflect.Constructor;
 import java.util.concurrent.Executor;

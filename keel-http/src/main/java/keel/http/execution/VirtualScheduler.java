@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.execution;
 
 /** What runs the virtual threads of the {@code virtual-thread} execution. */
 public enum VirtualScheduler {

@@ -1,6 +1,5 @@
-package keel.http.server;
+package keel.http.execution;
 
-import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.http.Execution;
 import keel.http.HttpStatusException;
@@ -29,24 +28,24 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Routes a request and runs its handler under the route's {@link Execution}, for either transport,
  * in two steps that each return ({@link Dispatch}): {@link #route}, then {@link #run}. An answer made
  * on the calling thread is returned; one made later or elsewhere goes, exactly once, to the inbox the
  * protocol gave, which takes it to the connection's own thread. Every place off the loop is bounded ({@link OffLoop}) and refuses at once with 503
- * when full. Every 503, its own or a handler's, is reported to the observer with its
+ * when full. Every 503, its own or a handler's, is reported with its
  * {@link Rejection reason}. Content codings are handled here for both transports: a
  * request body's before the handler runs ({@link RequestCoding}), a handler's answer as it leaves
  * the handler, on its thread ({@link ResponseCompression}). A handler runs under its route's deadline ({@link HandlerCall}):
  * past it the client gets 503, counted as {@link Rejection#DEADLINE}.
  */
-final class Dispatcher implements AutoCloseable {
-    private static final Log LOG = Log.of(Dispatcher.class);
+public final class Dispatcher implements AutoCloseable {
     private final RouteTable routes;
     private final Execution defaultExecution;
     private final WsOptions webSocketOptions;
-    private final ServerObserver observer;
+    private final Consumer<Rejection> rejections;
     private final ResponseCompression compression;
     private final long maxBodySize;
     private final Duration handlerDeadline;
@@ -57,22 +56,33 @@ final class Dispatcher implements AutoCloseable {
     private final Set<Route> offloaded = ConcurrentHashMap.newKeySet();
     private volatile boolean anyOffloaded;
 
-    Dispatcher(ServerOptions options, RouteTable routes, ServerObserver observer) {
+    /**
+     * Routes by {@code routes}, a route without an execution of its own under {@code defaultExecution};
+     * a body decoded to at most {@code maxBodySize} bytes unless its route says otherwise, a handler
+     * under {@code handlerDeadline} unless its route says otherwise (zero: none); off the loop in
+     * {@code offLoop}'s places, which the dispatcher closes. Every 503 goes to {@code rejections}.
+     */
+    public Dispatcher(RouteTable routes, Execution defaultExecution, WsOptions webSocketOptions, ResponseCompression compression,
+                      long maxBodySize, Duration handlerDeadline, OffLoop offLoop, Consumer<Rejection> rejections) {
         this.routes = routes;
-        this.defaultExecution = options.execution();
-        this.webSocketOptions = options.webSocket();
-        this.observer = observer;
-        this.compression = new ResponseCompression(options.compression());
-        this.maxBodySize = options.limits().maxBodySize();
-        this.handlerDeadline = options.timeouts().handlerDeadline();
-        this.offLoop = new OffLoop(options.pools(),
-                routes.routes().stream().anyMatch(r -> r.executionOr(defaultExecution) == Execution.WORKER_POOL));
+        this.defaultExecution = defaultExecution;
+        this.webSocketOptions = webSocketOptions;
+        this.rejections = rejections;
+        this.compression = compression;
+        this.maxBodySize = maxBodySize;
+        this.handlerDeadline = handlerDeadline;
+        this.offLoop = offLoop;
         for (Route route : routes.routes()) {
             if (route.maxConcurrent() > 0) routeLimits.put(route, new Semaphore(route.maxConcurrent()));
         }
     }
 
-    RouteTable routes() {
+    /** True when some route of {@code routes} runs on the worker pool, its own execution or {@code defaultExecution}. */
+    public static boolean usesWorkers(RouteTable routes, Execution defaultExecution) {
+        return routes.routes().stream().anyMatch(r -> r.executionOr(defaultExecution) == Execution.WORKER_POOL);
+    }
+
+    public RouteTable routes() {
         return routes;
     }
 
@@ -81,7 +91,7 @@ final class Dispatcher implements AutoCloseable {
      * 415 for a body coding no handler can read), or the handler ready to run. Changes nothing: a
      * request routed and not run leaves no trace.
      */
-    Dispatch.Routed route(Request request) {
+    public Dispatch.Routed route(Request request) {
         RouteMatch match;
         try {
             match = routes.match(request.method(), request.path());
@@ -116,7 +126,7 @@ final class Dispatcher implements AutoCloseable {
      * off the loop waits in the {@link Dispatch.Running#run run} returned for the protocol to start it.
      * When {@link Dispatch.Ready#answersLater} the protocol has reserved the answer's place already.
      */
-    Dispatch.Started run(Dispatch.Ready ready, EventLoop loop, HandlerCall.Inbox inbox) {
+    public Dispatch.Started run(Dispatch.Ready ready, EventLoop loop, HandlerCall.Inbox inbox) {
         Route route = ready.route();
         Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
         if (limit != null && !limit.tryAcquire()) {
@@ -253,7 +263,7 @@ final class Dispatcher implements AutoCloseable {
      * there as it would have alone: a synchronous handler under the run's execution, on a route
      * without a concurrency limit.
      */
-    boolean canJoin(PipelineRun run, Dispatch.Ready ready) {
+    public boolean canJoin(PipelineRun run, Dispatch.Ready ready) {
         return ready.route().endpoint() instanceof Route.Sync && ready.execution() == run.execution()
                 && !routeLimits.containsKey(ready.route());
     }
@@ -264,7 +274,7 @@ final class Dispatcher implements AutoCloseable {
      * under the pool's (or the virtual threads') limit: it runs on the run's thread, under the run's
      * place. Its deadline is the protocol's to arm once the answers before it are written.
      */
-    HandlerCall join(PipelineRun run, Dispatch.Ready ready, HandlerCall.Inbox inbox) {
+    public HandlerCall join(PipelineRun run, Dispatch.Ready ready, HandlerCall.Inbox inbox) {
         HandlerCall call = new HandlerCall(inbox);
         if (ready.deadlineNanos() > 0) call.runsUnder(ready.deadlineNanos()); // armed at its turn, which may come while it runs
         run.append(step(ready, call));
@@ -287,7 +297,7 @@ final class Dispatcher implements AutoCloseable {
      * On the connection's loop: the deadline of {@code call} passed. Returns the 503 to answer
      * (counted), or null when the handler's answer came first.
      */
-    Response expire(HandlerCall call) {
+    public Response expire(HandlerCall call) {
         if (!call.expire(() -> rejected(Rejection.DEADLINE))) return null;
         return deadlineResponse(call.deadlineNanos());
     }
@@ -329,7 +339,7 @@ final class Dispatcher implements AutoCloseable {
     }
 
     /** A 503 for {@code reason}, counted: for the protocol's own refusals (its loop's task queue is full). */
-    Response refusal(Rejection reason, String text) {
+    public Response refusal(Rejection reason, String text) {
         rejected(reason);
         return Responses.overloaded(text);
     }
@@ -352,11 +362,7 @@ final class Dispatcher implements AutoCloseable {
     }
 
     private void rejected(Rejection reason) {
-        try {
-            observer.onRejected(reason);
-        } catch (RuntimeException e) {
-            LOG.warn("observer_failed", e, "event", "rejected");
-        }
+        rejections.accept(reason);
     }
 
     /**
@@ -372,7 +378,7 @@ final class Dispatcher implements AutoCloseable {
      * For the blocking transport: runs {@code ready} on the calling thread, waiting for an async
      * handler's answer (or its deadline's).
      */
-    Response respond(Dispatch.Ready ready) {
+    public Response respond(Dispatch.Ready ready) {
         CompletableFuture<Response> answer = new CompletableFuture<>();
         if (run(ready, null, (call, response) -> answer.complete(response)) instanceof Dispatch.Answered answered) {
             return answered.response();
@@ -396,21 +402,21 @@ final class Dispatcher implements AutoCloseable {
     }
 
     /** From now on {@code route} runs on virtual threads instead of the event loop; true the first time. */
-    boolean offload(Route route) {
+    public boolean offload(Route route) {
         if (route.executionOr(defaultExecution) != Execution.EVENT_LOOP || !offloaded.add(route)) return false;
         anyOffloaded = true;
         return true;
     }
 
-    boolean isOffloaded(Route route) {
+    public boolean isOffloaded(Route route) {
         return offloaded.contains(route);
     }
 
-    Execution defaultExecution() {
+    public Execution defaultExecution() {
         return defaultExecution;
     }
 
-    int virtualThreadsInFlight() {
+    public int virtualThreadsInFlight() {
         return offLoop.virtualThreadsInFlight();
     }
 
@@ -469,11 +475,11 @@ final class Dispatcher implements AutoCloseable {
         return response;
     }
 
-    int workerActive() {
+    public int workerActive() {
         return offLoop.workerActive();
     }
 
-    int workerQueued() {
+    public int workerQueued() {
         return offLoop.workerQueued();
     }
 
