@@ -13,6 +13,7 @@ import keel.http.execution.Dispatcher;
 import keel.http.execution.OffLoop;
 import keel.http.execution.ResponseCompression;
 import keel.http.execution.VirtualScheduler;
+import keel.http.execution.carriers.VirtualCarriers;
 import keel.http.router.Route;
 import keel.http.router.RouteTable;
 import keel.http.router.Router;
