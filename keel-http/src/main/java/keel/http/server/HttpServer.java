@@ -124,18 +124,23 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
-    /** What routes and runs {@code routes}'s handlers under {@code options}, its refusals told to {@code observer}. */
+    /**
+     * What routes and runs {@code routes}'s handlers under {@code options}, its refusals told to
+     * {@code observer}. Keel's carriers (the JDK internals they need) are touched only when the
+     * virtual-thread scheduler asks for them.
+     */
     private static Dispatcher dispatcher(ServerOptions options, RouteTable routes, ServerObserver observer) {
-        ServerOptions.Compression compression = options.compression();
+        ServerOptions.Compression c = options.compression();
+        ResponseCompression compression = new ResponseCompression(c.enabled(), c.minSize(), c.level(), c.types());
         ServerOptions.Pools pools = options.pools();
         ThreadFactory offLoops = pools.virtualScheduler() == VirtualScheduler.JDK
                 ? Thread.ofVirtual().name("keel-vt").factory() : VirtualCarriers.factory("keel-vt");
-        ThreadFactory virtualThreads = pools.virtualScheduler() == VirtualScheduler.LOOP ? VirtualCarriers.onLoops("keel-vt", offLoops) : offLoops;
+        ThreadFactory virtualThreads = pools.virtualScheduler() == VirtualScheduler.LOOP
+                ? VirtualCarriers.onLoops("keel-vt", offLoops) : offLoops;
         OffLoop offLoop = new OffLoop(pools.workerThreads(), pools.workerQueue(), Dispatcher.usesWorkers(routes, options.execution()),
                 pools.virtualThreadLimit(), virtualThreads, offLoops);
-        return new Dispatcher(routes, options.execution(), options.webSocket(),
-                new ResponseCompression(compression.enabled(), compression.minSize(), compression.level(), compression.types()),
-                options.limits().maxBodySize(), options.timeouts().handlerDeadline(), offLoop, reason -> {
+        return new Dispatcher(routes, options.execution(), options.webSocket(), compression, options.limits().maxBodySize(),
+                options.timeouts().handlerDeadline(), offLoop, reason -> {
                     try {
                         observer.onRejected(reason);
                     } catch (RuntimeException e) {
