@@ -92,8 +92,11 @@ for execution in $EXECUTIONS; do
     [[ $bin == "$KEEL_BIN" ]] || name=base-$name
     access=(--access-log false)
     if [[ $ACCESS_LOG == true ]]; then access=(--access-log true --access-log-file "$OUT/$name.access.log"); fi
+    # Virtual threads on Keel's carriers, as throughput.sh's keel-nio-virtual-thread runs them (opt-in).
+    carriers=()
+    if [[ $execution == virtual-thread ]]; then carriers=(--virtual-thread-scheduler keel); fi
     KEEL_JAVA_OPTS="${KEEL_JAVA_OPTS:-} -Xmn$YOUNG" measure "$name" \
-      "$bin" serve --port "$PORT" "${access[@]}" --health-grace 0s --transport nio --execution "$execution" --loops 1
+      "$bin" serve --port "$PORT" "${access[@]}" --health-grace 0s --transport nio --execution "$execution" --loops 1 "${carriers[@]}"
     rm -f "$OUT/$name.access.log"
   done
 done

@@ -138,7 +138,8 @@
 #     keel-nio-async                 async handlers on the event loop, answered at
 #                                    once: /benchmark/hello-async and json-async
 #                                    (rows keep the names hello and json)
-#     keel-nio-worker-pool, keel-nio-virtual-thread   the other executions
+#     keel-nio-worker-pool, keel-nio-virtual-thread   the other executions (virtual threads
+#                                    on Keel's carriers: --virtual-thread-scheduler keel)
 #     keel-blocking-platform, keel-blocking-virtual   the blocking transport
 #     netty-epoll                    bench/netty-hello --epoll, one event loop
 #     vertx                          bench/vertx-hello: one event loop, one
@@ -315,7 +316,8 @@ server_cmd() { # mode -> command line (array SERVER_CMD); base-<mode> is <mode> 
       SERVER_CMD=("${keel[@]}" "${loop[@]}" --access-log true --access-log-file "$OUT/$1.access.log"
         --access-log-file-drop-behind false) ;;
     keel-nio-worker-pool)    SERVER_CMD=("${keel[@]}" --transport nio --execution worker-pool --loops 1) ;;
-    keel-nio-virtual-thread) SERVER_CMD=("${keel[@]}" --transport nio --execution virtual-thread --loops 1) ;;
+    keel-nio-virtual-thread) # on Keel's carriers, opt-in since the JDK's scheduler became the default
+      SERVER_CMD=("${keel[@]}" --transport nio --execution virtual-thread --loops 1 --virtual-thread-scheduler keel) ;;
     keel-nio-virtual-thread-jdk)
       SERVER_CMD=("${keel[@]}" --transport nio --execution virtual-thread --loops 1 --virtual-thread-scheduler jdk) ;;
     keel-nio-virtual-thread-loop)

@@ -10,6 +10,7 @@ module keel.http {
     exports keel.http;
     exports keel.http.client;
     exports keel.http.config;
+    exports keel.http.execution;
     exports keel.http.router;
     exports keel.http.server;
     exports keel.http.ws;

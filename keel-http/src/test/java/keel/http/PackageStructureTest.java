@@ -20,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The shape of keel-http's main code, read from its sources: its packages depend on each other one
- * way only (no package reaches itself through the packages it uses).
+ * way only (no package reaches itself through the packages it uses), and none holds more than a
+ * quarter of the module's lines.
  */
 class PackageStructureTest {
     private static final Path SOURCES = Path.of("src/main/java");
@@ -34,6 +35,14 @@ class PackageStructureTest {
         for (String start : uses.keySet()) {
             assertThat(pathBack(start, uses)).as("a cycle through " + start).isEmpty();
         }
+    }
+
+    @Test
+    void noPackageHoldsMoreThanAQuarterOfTheLines() {
+        Map<String, Long> lines = new TreeMap<>();
+        for (Path file : javaFiles()) lines.merge(packageOf(file), (long) read(file).size(), Long::sum);
+        long total = lines.values().stream().mapToLong(Long::longValue).sum();
+        assertThat(lines).allSatisfy((name, count) -> assertThat(count).as(name + " of " + total + " lines").isLessThanOrEqualTo(total / 4));
     }
 
     /** The packages {@code start} uses, directly or through others, that lead back to it: empty when none. */

@@ -22,6 +22,7 @@ import keel.http.Execution;
 import keel.http.Methods;
 import keel.http.Response;
 import keel.http.client.ClientObserver;
+import keel.http.execution.Rejection;
 import keel.http.router.Router;
 import keel.http.server.HttpServer;
 import keel.http.server.RouteInfo;
@@ -118,7 +119,7 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     /** Request times by route pattern (the Route's own string, so lookups hash and compare cheaply). */
     private final Map<String, RouteTimers> requestTimers = new ConcurrentHashMap<>();
     private final Map<String, Counter> blockedCounters = new ConcurrentHashMap<>();
-    private final Map<ServerObserver.Rejection, Counter> rejected = new EnumMap<>(ServerObserver.Rejection.class);
+    private final Map<Rejection, Counter> rejected = new EnumMap<>(Rejection.class);
     private final Map<ServerObserver.Timeout, Counter> timeouts = new EnumMap<>(ServerObserver.Timeout.class);
     private final Map<ServerObserver.Drop, Counter> dropped = new EnumMap<>(ServerObserver.Drop.class);
     private final Map<String, Counter> tlsHandshakeFailures = new ConcurrentHashMap<>();
@@ -147,7 +148,7 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
         this.gcMetrics = jvm ? new JvmGcMetrics() : null;
         if (jvm) gcMetrics.bindTo(registry);
         this.jvmGaugesBound = !jvm;
-        for (ServerObserver.Rejection reason : ServerObserver.Rejection.values()) {
+        for (Rejection reason : Rejection.values()) {
             rejected.put(reason, Counter.builder("keel.http.server.rejected")
                     .description("Requests or connections refused with 503, by reason")
                     .tag("reason", reason.label())
@@ -342,7 +343,7 @@ public final class KeelMetrics implements ServerObserver, AutoCloseable {
     }
 
     @Override
-    public void onRejected(ServerObserver.Rejection reason) {
+    public void onRejected(Rejection reason) {
         rejected.get(reason).increment();
     }
 

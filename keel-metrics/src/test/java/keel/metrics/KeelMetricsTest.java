@@ -5,6 +5,7 @@ import keel.core.tls.HandshakeFailures;
 import keel.http.Execution;
 import keel.http.HttpStatusException;
 import keel.http.Response;
+import keel.http.execution.Rejection;
 import keel.http.router.Router;
 import keel.http.server.ServerObserver;
 import keel.http.server.Transport;
@@ -60,7 +61,7 @@ class KeelMetricsTest {
                     .containsKey("jvm_memory_used_bytes");
             assertThat(text.find("keel_http_server_requests_seconds_bucket", "route", "/hello", "le", "+Inf")).hasSize(1);
             assertThat(text.find("keel_http_server_requests_seconds_max", "route", "/hello")).hasSize(1);
-            for (ServerObserver.Rejection reason : ServerObserver.Rejection.values()) {
+            for (Rejection reason : Rejection.values()) {
                 assertThat(text.find("keel_http_server_rejected_total", "reason", reason.label()))
                         .as(reason.label()).singleElement().extracting(PrometheusText.Sample::value).isEqualTo(0.0);
             }

@@ -5,7 +5,7 @@ import java.util.logging.LogRecord;
 
 /**
  * A JUL formatter that writes each record as one JSON object on one line:
- * {@code {"time":"2026-11-21T11:39:34.123Z","level":"WARNING","logger":"keel.http.server.Dispatcher","event":"observer_failed","id":42,"exception":"java.lang...\n\tat ..."}}.
+ * {@code {"time":"2026-11-21T11:39:34.123Z","level":"WARNING","logger":"keel.http.server.HttpServer","event":"observer_failed","id":42,"exception":"java.lang...\n\tat ..."}}.
  * A line from {@link Log} carries its event and key/value pairs as members; any other record carries
  * its formatted text as {@code message}. The exception is the whole stack trace as one string.
  * Levels read as {@link System.Logger.Level} names: {@code TRACE}, {@code DEBUG}, {@code INFO},

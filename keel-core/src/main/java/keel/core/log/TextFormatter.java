@@ -5,7 +5,7 @@ import java.util.logging.LogRecord;
 
 /**
  * A JUL formatter that writes each record on one line of key=value pairs:
- * {@code time=2026-11-21T11:39:34.123Z level=WARNING logger=keel.http.server.Dispatcher event=observer_failed id=42}.
+ * {@code time=2026-11-21T11:39:34.123Z level=WARNING logger=keel.http.server.HttpServer event=observer_failed id=42}.
  * A line from {@link Log} carries its event and pairs as they are (its text begins with
  * {@code event=}); any other record carries its formatted text as {@code message=}, last. An exception's stack trace follows on the lines after.
  * Levels are named as in {@link JsonFormatter}. Any thread, as JUL calls it.

@@ -43,7 +43,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * <p>
  * Needs native access for this module ({@code --enable-native-access}) and {@code sun.nio.ch} opened
  * to it ({@code --add-opens java.base/sun.nio.ch=...}), for the descriptor; {@code bin/keel} gives
- * both. Without them, or off Linux, or when a channel's settings leave it off (the default:
+ * the first always and the second when {@code server.native-io} asks for it. Without them, or off Linux, or when a channel's settings leave it off (the default:
  * {@code server.native-io}), every call goes to the JDK's channel (said once in the log when it was
  * asked for). Setting the calls up costs some 30 ms of the first channel's (the FFM's first downcall
  * handle, with an AOT cache; over 100 ms without), which is why a channel asks for it. Loop thread

@@ -3,6 +3,8 @@ package keel.http.server;
 import keel.core.log.Log;
 import keel.core.net.Channel;
 import keel.http.Response;
+import keel.http.execution.DiscardingSubscriber;
+import keel.http.execution.HandlerCall;
 
 import java.util.Arrays;
 import java.util.concurrent.RejectedExecutionException;

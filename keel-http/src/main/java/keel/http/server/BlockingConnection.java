@@ -12,6 +12,9 @@ import keel.http.accesslog.AccessRecorder;
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
 import keel.http.codec.ParseResult;
+import keel.http.execution.Dispatch;
+import keel.http.execution.Dispatcher;
+import keel.http.execution.Responses;
 
 import java.io.IOException;
 import java.io.InputStream;

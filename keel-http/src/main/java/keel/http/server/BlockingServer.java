@@ -1,6 +1,8 @@
 package keel.http.server;
 
 import keel.core.log.Log;
+import keel.http.execution.Rejection;
+import keel.http.execution.Responses;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -107,7 +109,7 @@ final class BlockingServer implements HttpServer.Listener {
     private void handOff(Socket socket) {
         BlockingConnection connection = new BlockingConnection(connectionIds.incrementAndGet(), socket, context, this::onClosed);
         if (openConnections.incrementAndGet() > options.limits().maxConnections()) {
-            context.observer().onRejected(ServerObserver.Rejection.CONNECTION_LIMIT);
+            context.observer().onRejected(Rejection.CONNECTION_LIMIT);
             refuseOnNewThread(connection, "connection limit reached (" + options.limits().maxConnections() + ")");
             return;
         }
@@ -116,7 +118,7 @@ final class BlockingServer implements HttpServer.Listener {
             threads.execute(connection::serve);
         } catch (RejectedExecutionException full) {
             open.remove(connection);
-            context.observer().onRejected(ServerObserver.Rejection.BLOCKING_THREADS_BUSY);
+            context.observer().onRejected(Rejection.BLOCKING_THREADS_BUSY);
             refuseOnNewThread(connection, "all connection threads are busy");
         }
     }

@@ -1,6 +1,7 @@
 package keel.http.server;
 
 import keel.http.Response;
+import keel.http.execution.Responses;
 
 /**
  * The minimum data rate of a request body ({@code timeouts.body-min-rate}), kept the same way by both

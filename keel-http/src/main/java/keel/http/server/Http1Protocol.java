@@ -11,6 +11,13 @@ import keel.http.accesslog.AccessRecorder;
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
 import keel.http.codec.ParseResult;
+import keel.http.execution.DiscardingSubscriber;
+import keel.http.execution.Dispatch;
+import keel.http.execution.Dispatcher;
+import keel.http.execution.HandlerCall;
+import keel.http.execution.PipelineRun;
+import keel.http.execution.Rejection;
+import keel.http.execution.Responses;
 import keel.http.router.Route;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
@@ -330,7 +337,7 @@ final class Http1Protocol implements Protocol {
         Dispatch.Started started;
         if (ready == null) started = (Dispatch.Answered) routed;
         else if (ready.answersLater() && !reserved) started = new Dispatch.Answered(
-                dispatcher.refusal(ServerObserver.Rejection.LOOP_QUEUE_FULL, "event loop task queue is full"), ready.pattern());
+                dispatcher.refusal(Rejection.LOOP_QUEUE_FULL, "event loop task queue is full"), ready.pattern());
         else started = dispatcher.run(ready, channel.loop(), inbox);
         switch (started) {
             case Dispatch.Answered answered -> {

@@ -9,6 +9,11 @@ import keel.http.accesslog.AccessLog;
 import keel.http.client.ClientOptions;
 import keel.http.client.HttpClient;
 import keel.http.config.ConfigException;
+import keel.http.execution.Dispatcher;
+import keel.http.execution.OffLoop;
+import keel.http.execution.ResponseCompression;
+import keel.http.execution.VirtualScheduler;
+import keel.http.execution.carriers.VirtualCarriers;
 import keel.http.router.Route;
 import keel.http.router.RouteTable;
 import keel.http.router.Router;
@@ -19,6 +24,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * An HTTP/1.1 server: a transport ({@code nio} or {@code blocking}) in front of a frozen route table.
@@ -94,7 +100,7 @@ public final class HttpServer implements AutoCloseable {
                 }
                 warmup(options);
             }
-            this.dispatcher = new Dispatcher(options, routes, observer);
+            this.dispatcher = dispatcher(options, routes, observer);
             if (timed) StartupTimeline.mark("server: routes and executions");
         } catch (IOException | RuntimeException e) {
             if (accessLog != null) accessLog.close();
@@ -116,6 +122,31 @@ public final class HttpServer implements AutoCloseable {
             if (accessLog != null) accessLog.close();
             throw e;
         }
+    }
+
+    /**
+     * What routes and runs {@code routes}'s handlers under {@code options}, its refusals told to
+     * {@code observer}. Keel's carriers (the JDK internals they need) are touched only when the
+     * virtual-thread scheduler asks for them.
+     */
+    private static Dispatcher dispatcher(ServerOptions options, RouteTable routes, ServerObserver observer) {
+        ServerOptions.Compression c = options.compression();
+        ResponseCompression compression = new ResponseCompression(c.enabled(), c.minSize(), c.level(), c.types());
+        ServerOptions.Pools pools = options.pools();
+        ThreadFactory offLoops = pools.virtualScheduler() == VirtualScheduler.JDK
+                ? Thread.ofVirtual().name("keel-vt").factory() : VirtualCarriers.factory("keel-vt");
+        ThreadFactory virtualThreads = pools.virtualScheduler() == VirtualScheduler.LOOP
+                ? VirtualCarriers.onLoops("keel-vt", offLoops) : offLoops;
+        OffLoop offLoop = new OffLoop(pools.workerThreads(), pools.workerQueue(), Dispatcher.usesWorkers(routes, options.execution()),
+                pools.virtualThreadLimit(), virtualThreads, offLoops);
+        return new Dispatcher(routes, options.execution(), options.webSocket(), compression, options.limits().maxBodySize(),
+                options.timeouts().handlerDeadline(), offLoop, reason -> {
+                    try {
+                        observer.onRejected(reason);
+                    } catch (RuntimeException e) {
+                        LOG.warn("observer_failed", e, "event", "rejected");
+                    }
+                });
     }
 
     /**

@@ -5,6 +5,7 @@ import keel.core.guard.LagProbe;
 import keel.core.guard.LoopWatchdog;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
+import keel.http.execution.Dispatcher;
 import keel.http.router.Route;
 
 import java.util.ArrayList;

@@ -7,6 +7,8 @@ import keel.core.loop.LoopGroup;
 import keel.core.net.Acceptor;
 import keel.core.net.Channel;
 import keel.core.net.Protocol;
+import keel.http.execution.Rejection;
+import keel.http.execution.Responses;
 import keel.http.router.Route;
 
 import java.io.IOException;
@@ -71,7 +73,7 @@ final class NioServer implements HttpServer.Listener {
         Protocol protocol;
         SSLEngine engine = null;
         if (openConnections.opened() > options.limits().maxConnections()) {
-            context.observer().onRejected(ServerObserver.Rejection.CONNECTION_LIMIT);
+            context.observer().onRejected(Rejection.CONNECTION_LIMIT);
             LOG.debug("connection_refused", "reason", "max_connections", "limit", options.limits().maxConnections());
             // Over TLS a 503 needs a handshake first: the work an overloaded server refuses.
             protocol = context.tls() != null ? REFUSED_HANDSHAKE : new Http1Protocol(connectionIds.incrementAndGet(), home,

@@ -5,11 +5,12 @@ import keel.http.Request;
 import keel.http.Response;
 import keel.http.codec.Http1Writer;
 import keel.http.codec.Http1Writer.BodyFraming;
+import keel.http.execution.DiscardingSubscriber;
 
 /**
  * How one response goes on the wire, decided once from its request for both transports: what is
  * sent, how its body is delimited, and whether the connection closes after it. The body arrives here
- * in its final content coding: {@link ResponseCompression} encoded it (or not) as it left the handler,
+ * in its final content coding: {@link keel.http.execution.ResponseCompression ResponseCompression} encoded it (or not) as it left the handler,
  * on the handler's thread, so the plan only frames it.
  *
  * @param kind         what is sent: a fixed response, only the head of a streamed one, or a streamed body

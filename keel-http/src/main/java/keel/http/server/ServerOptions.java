@@ -8,6 +8,7 @@ import keel.http.config.Knob;
 import keel.http.config.Knob.As;
 import keel.http.config.KnobBuilder;
 import keel.http.config.KnobTable;
+import keel.http.execution.VirtualScheduler;
 import keel.http.router.RouteSettings;
 import keel.http.ws.WsOptions;
 
@@ -181,8 +182,8 @@ public record ServerOptions(
             @Knob(key = "virtual-threads.max-concurrent", flag = "--virtual-thread-limit", value = "10000", min = 1, max = 10_000_000,
                     doc = "the requests on virtual threads at once (503 past it)")
             int virtualThreadLimit,
-            @Knob(key = "virtual-threads.scheduler", flag = "--virtual-thread-scheduler", value = "keel",
-                    doc = "what runs those virtual threads: `keel` (Keel's carrier threads, one set for the JVM, woken once per loop turn and sized by the JDK's `jdk.virtualThreadScheduler.parallelism` and `.maxPoolSize`, where the JVM opens `java.base/java.lang` to Keel, as `bin/keel` does; else the JDK's), `jdk` (the JDK's scheduler) or `loop` (the connection's event loop runs its request's virtual thread as one of its tasks: no thread to wake, but a virtual thread that computes for long or blocks pinned to its carrier holds the loop)")
+            @Knob(key = "virtual-threads.scheduler", flag = "--virtual-thread-scheduler", value = "jdk",
+                    doc = "what runs those virtual threads: `jdk` (the JDK's scheduler), `keel` (Keel's carrier threads, one set for the JVM, woken once per loop turn and sized by the JDK's `jdk.virtualThreadScheduler.parallelism` and `.maxPoolSize`) or `loop` (the connection's event loop runs its request's virtual thread as one of its tasks: no thread to wake, but a virtual thread that computes for long or blocks pinned to its carrier holds the loop); `keel` and `loop` need the JVM to open `java.base/java.lang` to Keel, which `bin/keel` then does (else the JDK's scheduler runs them)")
             VirtualScheduler virtualScheduler,
             @Knob(key = "blocking.platform-threads", flag = "--blocking-threads", value = "150", min = 1, max = 100_000,
                     doc = "the platform threads of the blocking transport (one per connection)")

@@ -2,6 +2,7 @@ package keel.http.server;
 
 import keel.http.Response;
 import keel.http.codec.Http1Parser;
+import keel.http.execution.Responses;
 
 /**
  * What a connection waits for, and so which timeout applies and how its expiry is answered; the

@@ -1,6 +1,7 @@
 package keel.http.server;
 
 import keel.http.Response;
+import keel.http.execution.HandlerCall;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

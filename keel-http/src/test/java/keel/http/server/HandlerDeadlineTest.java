@@ -6,6 +6,7 @@ import keel.http.Response;
 import keel.http.client.ClientOptions;
 import keel.http.client.ClientRequest;
 import keel.http.client.HttpClient;
+import keel.http.execution.Rejection;
 import keel.http.router.RouteSettings;
 import keel.http.router.Router;
 import org.junit.jupiter.api.Test;
@@ -77,7 +78,7 @@ class HandlerDeadlineTest {
             assertThat(Duration.ofNanos(received - sent)).isGreaterThanOrEqualTo(DEADLINE);
             assertThat(Duration.ofNanos(received - routes.enteredAt.get())).isLessThan(DEADLINE.plusMillis(100));
             assertThat(routes.interrupted.await(5, TimeUnit.SECONDS)).as("the handler's thread was interrupted").isTrue();
-            assertThat(rejections.reasons).containsExactly(ServerObserver.Rejection.DEADLINE);
+            assertThat(rejections.reasons).containsExactly(Rejection.DEADLINE);
             // Keep-alive: the same connection serves the next request.
             assertThat(answer.header("connection")).isNull();
             assertThat(client.send(RawClient.get("/fast")).read().body()).isEqualTo("fast");

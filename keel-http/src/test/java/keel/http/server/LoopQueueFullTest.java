@@ -2,6 +2,7 @@ package keel.http.server;
 
 import keel.http.Execution;
 import keel.http.Response;
+import keel.http.execution.Rejection;
 import keel.http.router.Router;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -52,7 +53,7 @@ class LoopQueueFullTest {
                 assertThat(refused.status()).isEqualTo(503);
                 assertThat(refused.header("Retry-After")).isEqualTo("1");
                 assertThat(refused.body()).isEqualTo("event loop task queue is full\n");
-                assertThat(reasons.count(ServerObserver.Rejection.LOOP_QUEUE_FULL)).isEqualTo(1);
+                assertThat(reasons.count(Rejection.LOOP_QUEUE_FULL)).isEqualTo(1);
                 assertThat(running.get()).as("the handler never ran").isEqualTo(QUEUE);
 
                 release.countDown();

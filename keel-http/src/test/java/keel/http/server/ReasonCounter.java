@@ -1,5 +1,7 @@
 package keel.http.server;
 
+import keel.http.execution.Rejection;
+
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;

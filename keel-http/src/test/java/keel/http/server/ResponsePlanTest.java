@@ -6,6 +6,7 @@ import keel.http.Headers;
 import keel.http.Request;
 import keel.http.Response;
 import keel.http.codec.Http1Writer.BodyFraming;
+import keel.http.execution.Responses;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

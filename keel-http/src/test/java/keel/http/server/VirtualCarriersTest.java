@@ -2,6 +2,8 @@ package keel.http.server;
 
 import keel.http.Execution;
 import keel.http.Response;
+import keel.http.execution.VirtualScheduler;
+import keel.http.execution.carriers.VirtualCarriers;
 import keel.http.router.Router;
 import org.junit.jupiter.api.Test;
 
@@ -17,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The {@code virtual-thread} execution's threads run on Keel's carriers (or the JDK's when asked), which grow past pinned ones. */
+/** The {@code virtual-thread} execution's threads run on Keel's carriers when asked (the JDK's by default), which grow past pinned ones. */
 class VirtualCarriersTest {
     private static final HttpClient CLIENT = HttpClient.newHttpClient();
 
@@ -31,9 +33,9 @@ class VirtualCarriersTest {
     }
 
     @Test
-    void virtualThreadsRunOnKeelsCarriersByDefault() throws Exception {
-        assertThat(VirtualCarriers.available()).as("the test JVM opens java.lang, as bin/keel does").isTrue();
-        try (TestServer server = TestServer.start(carrierRoute(), b -> b.execution(Execution.VIRTUAL_THREAD))) {
+    void virtualThreadsRunOnKeelsCarriersWhenAskedFor() throws Exception {
+        assertThat(VirtualCarriers.available()).as("the test JVM opens java.lang, as bin/keel does for this scheduler").isTrue();
+        try (TestServer server = TestServer.start(carrierRoute(), b -> b.execution(Execution.VIRTUAL_THREAD).virtualScheduler(VirtualScheduler.KEEL))) {
             assertThat(get(server, "/carrier").body()).contains("keel-vt").contains("@keel-carrier-");
         }
     }
@@ -156,7 +158,7 @@ class VirtualCarriersTest {
             entered.countDown();
             return Response.ok(HeldInInitialiser.touch());
         });
-        try (TestServer server = TestServer.start(router, b -> b.execution(Execution.VIRTUAL_THREAD))) {
+        try (TestServer server = TestServer.start(router, b -> b.execution(Execution.VIRTUAL_THREAD).virtualScheduler(VirtualScheduler.KEEL))) {
             List<CompletableFuture<HttpResponse<String>>> held = new ArrayList<>();
             try {
                 for (int i = 0; i < pinned; i++) {

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.execution;
 
 import java.util.concurrent.Flow;
 
@@ -6,8 +6,8 @@ import java.util.concurrent.Flow;
  * Subscribes to a response stream whose body is not sent (HEAD, 204, 304) and cancels at once, so
  * the producer learns that nobody will read it instead of waiting for a subscriber forever.
  */
-final class DiscardingSubscriber implements Flow.Subscriber<byte[]> {
-    static void discard(Flow.Publisher<byte[]> stream) {
+public final class DiscardingSubscriber implements Flow.Subscriber<byte[]> {
+    public static void discard(Flow.Publisher<byte[]> stream) {
         stream.subscribe(new DiscardingSubscriber());
     }
 

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.execution;
 
 import keel.core.log.Log;
 import keel.http.Headers;
@@ -12,7 +12,7 @@ import java.util.Locale;
 import java.util.function.Consumer;
 
 /**
- * The one place that decides whether a response goes gzip-encoded ({@link ServerOptions.Compression}),
+ * The one place that decides whether a response goes gzip-encoded (the server's {@code compression.*} settings),
  * for both transports. The {@link Dispatcher} applies it as a handler's answer leaves the handler, so
  * the work happens on the thread that produced the answer: a worker or virtual thread compresses a
  * fixed body there, and the event loop only for an {@code EVENT_LOOP} handler (and the blocking
@@ -22,7 +22,7 @@ import java.util.function.Consumer;
  * <p>A HEAD request gets what GET would: the body is compressed to announce its compressed length in
  * {@code Content-Length}, with {@code Content-Encoding: gzip}, and the transport then leaves the body out.
  */
-final class ResponseCompression {
+public final class ResponseCompression {
     private static final Log LOG = Log.of(ResponseCompression.class);
     private static final String VARY = "Vary";
     private static final String ACCEPT_ENCODING = "Accept-Encoding";
@@ -32,11 +32,15 @@ final class ResponseCompression {
     private final int level;
     private final List<String> types;
 
-    ResponseCompression(ServerOptions.Compression options) {
-        this.enabled = options.enabled();
-        this.minSize = options.minSize();
-        this.level = options.level();
-        this.types = options.types();
+    /**
+     * Off unless {@code enabled}; bodies of {@code minSize} bytes or more, of a media type in
+     * {@code types} (ranges such as {@code text/*}, lower case), at gzip level {@code level}.
+     */
+    public ResponseCompression(boolean enabled, int minSize, int level, List<String> types) {
+        this.enabled = enabled;
+        this.minSize = minSize;
+        this.level = level;
+        this.types = List.copyOf(types);
     }
 
     /**

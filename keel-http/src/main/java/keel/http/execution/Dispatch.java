@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.execution;
 
 import keel.http.Execution;
 import keel.http.Request;
@@ -13,32 +13,32 @@ import keel.http.ws.WsHandshake;
  * returns; neither calls back into the protocol, which alone reserves the place of a later answer in
  * its loop's task queue, arms the handler's deadline, times the answer and writes the access line.
  */
-final class Dispatch {
+public final class Dispatch {
     private Dispatch() {
     }
 
     /** What routing found: an answer of the router's own, or a handler ready to run. */
-    sealed interface Routed permits Answered, Ready {
+    public sealed interface Routed permits Answered, Ready {
     }
 
     /** What running a ready handler did. */
-    sealed interface Started permits Answered, Running, Upgrade {
+    public sealed interface Started permits Answered, Running, Upgrade {
     }
 
     /**
      * Answered on the calling thread: by the router (400, 404, 405, 415), by a refusal (503), or by a
      * handler that answered at once. {@code pattern} is the matched route's, or null.
      */
-    record Answered(Response response, String pattern) implements Routed, Started {
+    public record Answered(Response response, String pattern) implements Routed, Started {
     }
 
     /**
      * A handler to run under {@code execution}, for {@code request} as its handler sees it (path
      * parameters set, body decoded on reading). {@code deadlineNanos}: its deadline, 0 for none.
      */
-    record Ready(Route route, Request request, Execution execution, long deadlineNanos) implements Routed {
+    public record Ready(Route route, Request request, Execution execution, long deadlineNanos) implements Routed {
         /** True when the answer may come later or from another thread: the protocol reserves its place before {@code run}. */
-        boolean answersLater() {
+        public boolean answersLater() {
             return switch (route.endpoint()) {
                 case Route.Sync sync -> execution != Execution.EVENT_LOOP;
                 case Route.Async async -> true;
@@ -47,12 +47,12 @@ final class Dispatch {
         }
 
         /** True for a WebSocket route: running it checks the handshake. */
-        boolean upgrades() {
+        public boolean upgrades() {
             return route.endpoint() instanceof Route.WebSocket;
         }
 
         /** The route's pattern, as the observer and the access log name it. */
-        String pattern() {
+        public String pattern() {
             return route.path();
         }
     }
@@ -63,10 +63,10 @@ final class Dispatch {
      * is non-null when the handler waits off the loop for {@link PipelineRun#start}: until then, the
      * requests pipelined behind it may join it.
      */
-    record Running(HandlerCall call, PipelineRun run) implements Started {
+    public record Running(HandlerCall call, PipelineRun run) implements Started {
     }
 
     /** A WebSocket route accepted the handshake: the protocol answers 101 and switches; {@code release} runs as the session closes. */
-    record Upgrade(WsHandshake.Accepted accepted, WsConnection.Binding binding, Runnable release) implements Started {
+    public record Upgrade(WsHandshake.Accepted accepted, WsConnection.Binding binding, Runnable release) implements Started {
     }
 }

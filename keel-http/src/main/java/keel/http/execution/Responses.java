@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.execution;
 
 import keel.core.log.Log;
 import keel.http.HttpStatusException;
@@ -10,13 +10,13 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
 /** The one place where errors become responses: a status and a short plain-text reason. */
-final class Responses {
+public final class Responses {
     private static final Log LOG = Log.of(Responses.class);
 
     private Responses() {
     }
 
-    static Response error(int status, String reason) {
+    public static Response error(int status, String reason) {
         return Response.text(status, reason + "\n");
     }
 
@@ -34,7 +34,7 @@ final class Responses {
     }
 
     /** A fast refusal under load: the client may retry after a second. */
-    static Response overloaded(String reason) {
+    public static Response overloaded(String reason) {
         return error(503, reason).header("Retry-After", "1");
     }
 

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.execution;
 
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
@@ -42,7 +42,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Bounded by its caller: the dispatcher admits at most threads + queue tasks (its permits), so the
  * queue never holds more. {@link #shutdown} refuses new tasks; the queued ones still run.
  */
-final class WorkerPool {
+public final class WorkerPool {
     private static final Log LOG = Log.of(WorkerPool.class);
     private static final long INDEX = 0xFFFF_FFFFL;
     /** How often the watch looks for a task waiting behind busy threads while an idle one could take it. */
@@ -160,7 +160,7 @@ final class WorkerPool {
     }
 
     /** A pool that starts {@code coreThreads} and grows up to {@code maxThreads} while threads are stuck. */
-    WorkerPool(String prefix, int coreThreads, int maxThreads) {
+    public WorkerPool(String prefix, int coreThreads, int maxThreads) {
         if (coreThreads < 1 || maxThreads < coreThreads) throw new IllegalArgumentException("threads: 1 <= core <= max");
         this.prefix = prefix;
         this.coreThreads = coreThreads;
@@ -254,7 +254,7 @@ final class WorkerPool {
     }
 
     /** Starts the core threads now (a thread started on first use would start on the event loop that hands it work). */
-    void start() {
+    public void start() {
         synchronized (this) {
             if (started) return;
             started = true;
@@ -265,7 +265,7 @@ final class WorkerPool {
     }
 
     /** Queues {@code task}; any thread. Throws {@link RejectedExecutionException} once shut down. */
-    void execute(Runnable task) {
+    public void execute(Runnable task) {
         if (!started) start();
         if (shutdown) throw new RejectedExecutionException("worker pool is shut down");
         queue.offer(task);

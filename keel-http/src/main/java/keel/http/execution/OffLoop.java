@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.execution;
 
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * worker pool, under admission permits, and virtual threads, under their concurrency limit. A refusal
  * is a false, never an exception: an overloaded server would pay for one on every request it sheds.
  */
-final class OffLoop implements AutoCloseable {
+public final class OffLoop implements AutoCloseable {
     private final WorkerPool workers;
     /**
      * Admission to the worker pool: one permit per thread plus one per queue slot, held from the
@@ -28,22 +28,22 @@ final class OffLoop implements AutoCloseable {
     private final ThreadFactory virtualThreadsOffLoops;
 
     /**
-     * {@code startWorkers}: some route runs on the pool. Threads started on first use would start on the
-     * event loop that hands them work, stalling it, so they all start now, before the port opens.
+     * A pool of {@code workerThreads} taking at most {@code workerQueue} tasks more; {@code startWorkers}:
+     * some route runs on the pool. Threads started on first use would start on the event loop that
+     * hands them work, stalling it, so they all start now, before the port opens. At most
+     * {@code virtualThreadLimit} virtual threads at once, from {@code virtualThreads}, and from
+     * {@code virtualThreadsOffLoops} for the routes the guard moved off their loop (the same factory
+     * unless the loops carry virtual threads).
      */
-    OffLoop(ServerOptions.Pools pools, boolean startWorkers) {
-        int threads = pools.workerThreads();
-        this.workerPermits = new Semaphore(threads + pools.workerQueue());
-        this.workers = new WorkerPool("keel-worker-", threads);
+    public OffLoop(int workerThreads, int workerQueue, boolean startWorkers, int virtualThreadLimit,
+                   ThreadFactory virtualThreads, ThreadFactory virtualThreadsOffLoops) {
+        this.workerPermits = new Semaphore(workerThreads + workerQueue);
+        this.workers = new WorkerPool("keel-worker-", workerThreads);
         if (startWorkers) workers.start();
-        this.virtualThreadLimit = pools.virtualThreadLimit();
+        this.virtualThreadLimit = virtualThreadLimit;
         this.virtualPermits = new Semaphore(virtualThreadLimit);
-        this.virtualThreadsOffLoops = pools.virtualScheduler() == VirtualScheduler.JDK
-                ? Thread.ofVirtual().name("keel-vt").factory()
-                : VirtualCarriers.factory("keel-vt");
-        this.virtualThreads = pools.virtualScheduler() == VirtualScheduler.LOOP
-                ? VirtualCarriers.onLoops("keel-vt", virtualThreadsOffLoops)
-                : virtualThreadsOffLoops;
+        this.virtualThreadsOffLoops = virtualThreadsOffLoops;
+        this.virtualThreads = virtualThreads;
         this.releaseVirtualPermit = virtualPermits::release;
     }
 

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.execution;
 
 import keel.core.log.Log;
 import keel.http.Execution;
@@ -11,7 +11,7 @@ import java.util.function.Consumer;
  * (a worker, or a virtual thread). A run starts with one request; before it is handed to its thread,
  * the connection {@link #append appends} the pipelined requests it has already read behind that one,
  * so a batch of them costs one hop to the thread and, when they are quick, one back
- * ({@link AnswerHandoff}): their answers reach the loop in order, in one task, and leave in one write.
+ * (the protocol's hand-off): their answers reach the loop in order, in one task, and leave in one write.
  * The connection bounds how many it appends (its pipeline depth).
  *
  * <p>The run holds one place under its execution's limit (the worker pool's, or the virtual threads'),
@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  * takes no more after that: the hand-over (a thread's start, a worker's queue) publishes them, and
  * the run needs no lock.
  */
-final class PipelineRun implements Runnable {
+public final class PipelineRun implements Runnable {
     private static final Log LOG = Log.of(PipelineRun.class);
     private final Execution execution;
     private final Launch launch;
@@ -56,7 +56,7 @@ final class PipelineRun implements Runnable {
     }
 
     /** Where the run's steps execute. */
-    Execution execution() {
+    public Execution execution() {
         return execution;
     }
 
@@ -67,7 +67,7 @@ final class PipelineRun implements Runnable {
     }
 
     /** On the loop, once the requests behind the first have joined: hands the run to its thread. */
-    void start() {
+    public void start() {
         launch.start(this, this::refuse);
     }
 

@@ -1,11 +1,11 @@
-package keel.http.server;
+package keel.http.execution;
 
-import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.http.Execution;
 import keel.http.HttpStatusException;
 import keel.http.Request;
 import keel.http.Response;
+import keel.http.execution.Rejection;
 import keel.http.router.Route;
 import keel.http.router.RouteMatch;
 import keel.http.router.RouteTable;
@@ -28,24 +28,24 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Routes a request and runs its handler under the route's {@link Execution}, for either transport,
  * in two steps that each return ({@link Dispatch}): {@link #route}, then {@link #run}. An answer made
  * on the calling thread is returned; one made later or elsewhere goes, exactly once, to the inbox the
  * protocol gave, which takes it to the connection's own thread. Every place off the loop is bounded ({@link OffLoop}) and refuses at once with 503
- * when full. Every 503, its own or a handler's, is reported to the observer with its
- * {@link ServerObserver.Rejection reason}. Content codings are handled here for both transports: a
+ * when full. Every 503, its own or a handler's, is reported with its
+ * {@link Rejection reason}. Content codings are handled here for both transports: a
  * request body's before the handler runs ({@link RequestCoding}), a handler's answer as it leaves
  * the handler, on its thread ({@link ResponseCompression}). A handler runs under its route's deadline ({@link HandlerCall}):
- * past it the client gets 503, counted as {@link ServerObserver.Rejection#DEADLINE}.
+ * past it the client gets 503, counted as {@link Rejection#DEADLINE}.
  */
-final class Dispatcher implements AutoCloseable {
-    private static final Log LOG = Log.of(Dispatcher.class);
+public final class Dispatcher implements AutoCloseable {
     private final RouteTable routes;
     private final Execution defaultExecution;
     private final WsOptions webSocketOptions;
-    private final ServerObserver observer;
+    private final Consumer<Rejection> rejections;
     private final ResponseCompression compression;
     private final long maxBodySize;
     private final Duration handlerDeadline;
@@ -56,22 +56,33 @@ final class Dispatcher implements AutoCloseable {
     private final Set<Route> offloaded = ConcurrentHashMap.newKeySet();
     private volatile boolean anyOffloaded;
 
-    Dispatcher(ServerOptions options, RouteTable routes, ServerObserver observer) {
+    /**
+     * Routes by {@code routes}, a route without an execution of its own under {@code defaultExecution};
+     * a body decoded to at most {@code maxBodySize} bytes unless its route says otherwise, a handler
+     * under {@code handlerDeadline} unless its route says otherwise (zero: none); off the loop in
+     * {@code offLoop}'s places, which the dispatcher closes. Every 503 goes to {@code rejections}.
+     */
+    public Dispatcher(RouteTable routes, Execution defaultExecution, WsOptions webSocketOptions, ResponseCompression compression,
+                      long maxBodySize, Duration handlerDeadline, OffLoop offLoop, Consumer<Rejection> rejections) {
         this.routes = routes;
-        this.defaultExecution = options.execution();
-        this.webSocketOptions = options.webSocket();
-        this.observer = observer;
-        this.compression = new ResponseCompression(options.compression());
-        this.maxBodySize = options.limits().maxBodySize();
-        this.handlerDeadline = options.timeouts().handlerDeadline();
-        this.offLoop = new OffLoop(options.pools(),
-                routes.routes().stream().anyMatch(r -> r.executionOr(defaultExecution) == Execution.WORKER_POOL));
+        this.defaultExecution = defaultExecution;
+        this.webSocketOptions = webSocketOptions;
+        this.rejections = rejections;
+        this.compression = compression;
+        this.maxBodySize = maxBodySize;
+        this.handlerDeadline = handlerDeadline;
+        this.offLoop = offLoop;
         for (Route route : routes.routes()) {
             if (route.maxConcurrent() > 0) routeLimits.put(route, new Semaphore(route.maxConcurrent()));
         }
     }
 
-    RouteTable routes() {
+    /** True when some route of {@code routes} runs on the worker pool, its own execution or {@code defaultExecution}. */
+    public static boolean usesWorkers(RouteTable routes, Execution defaultExecution) {
+        return routes.routes().stream().anyMatch(r -> r.executionOr(defaultExecution) == Execution.WORKER_POOL);
+    }
+
+    public RouteTable routes() {
         return routes;
     }
 
@@ -80,7 +91,7 @@ final class Dispatcher implements AutoCloseable {
      * 415 for a body coding no handler can read), or the handler ready to run. Changes nothing: a
      * request routed and not run leaves no trace.
      */
-    Dispatch.Routed route(Request request) {
+    public Dispatch.Routed route(Request request) {
         RouteMatch match;
         try {
             match = routes.match(request.method(), request.path());
@@ -115,11 +126,11 @@ final class Dispatcher implements AutoCloseable {
      * off the loop waits in the {@link Dispatch.Running#run run} returned for the protocol to start it.
      * When {@link Dispatch.Ready#answersLater} the protocol has reserved the answer's place already.
      */
-    Dispatch.Started run(Dispatch.Ready ready, EventLoop loop, HandlerCall.Inbox inbox) {
+    public Dispatch.Started run(Dispatch.Ready ready, EventLoop loop, HandlerCall.Inbox inbox) {
         Route route = ready.route();
         Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
         if (limit != null && !limit.tryAcquire()) {
-            return refused(ServerObserver.Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", ready);
+            return refused(Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", ready);
         }
         switch (route.endpoint()) {
             case Route.WebSocket webSocket -> {
@@ -143,7 +154,7 @@ final class Dispatcher implements AutoCloseable {
         long deadline = ready.deadlineNanos();
         if (deadline > 0) call.runsUnder(deadline);
         if (loop == null) {
-            if (deadline > 0) call.expireAfter(deadline, deadlineResponse(deadline), () -> rejected(ServerObserver.Rejection.DEADLINE));
+            if (deadline > 0) call.expireAfter(deadline, deadlineResponse(deadline), () -> rejected(Rejection.DEADLINE));
             invoke(route, ready.request(), call);
             return new Dispatch.Running(call, null);
         }
@@ -168,7 +179,7 @@ final class Dispatcher implements AutoCloseable {
             } catch (Throwable failure) {
                 response = Responses.forException(failure, request);
             }
-            if (response.status() == 503) rejected(ServerObserver.Rejection.HANDLER);
+            if (response.status() == 503) rejected(Rejection.HANDLER);
             return compression.answer(request, response);
         } finally {
             loop.markActivity(null);
@@ -205,7 +216,7 @@ final class Dispatcher implements AutoCloseable {
                 failure = e;
             }
             response = asyncAnswer(response, failure, ready.request());
-            if (response.status() == 503) rejected(ServerObserver.Rejection.HANDLER);
+            if (response.status() == 503) rejected(Rejection.HANDLER);
             return new Dispatch.Answered(compression.answer(ready.request(), response), ready.pattern());
         }
         awaitAsync(stage, ready.request(), call);
@@ -220,8 +231,8 @@ final class Dispatcher implements AutoCloseable {
     private Dispatch.Started onWorker(Dispatch.Ready ready, HandlerCall call) {
         Runnable release = offLoop.tryAdmitWorker();
         if (release == null) {
-            ServerObserver.Rejection reason = offLoop.isShutdown() ? ServerObserver.Rejection.SHUTTING_DOWN : ServerObserver.Rejection.WORKER_POOL_FULL;
-            return refused(reason, reason == ServerObserver.Rejection.SHUTTING_DOWN ? "server is stopping" : "worker pool is full", ready, call);
+            Rejection reason = offLoop.isShutdown() ? Rejection.SHUTTING_DOWN : Rejection.WORKER_POOL_FULL;
+            return refused(reason, reason == Rejection.SHUTTING_DOWN ? "server is stopping" : "worker pool is full", ready, call);
         }
         call.releasesWithAnswer(release);
         PipelineRun run = new PipelineRun(Execution.WORKER_POOL, step(ready, call), (work, failed) -> {
@@ -230,20 +241,20 @@ final class Dispatcher implements AutoCloseable {
             } catch (RejectedExecutionException stopped) {
                 failed.run();
             }
-        }, refused -> reject(ServerObserver.Rejection.SHUTTING_DOWN, "server is stopping", refused));
+        }, refused -> reject(Rejection.SHUTTING_DOWN, "server is stopping", refused));
         return new Dispatch.Running(call, run);
     }
 
     /** A handler on a virtual thread of its own, under a place of the virtual-thread limit taken now. */
     private Dispatch.Started onVirtualThread(Dispatch.Ready ready, HandlerCall call) {
         if (!offLoop.tryAdmitVirtualThread()) {
-            return refused(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "virtual-thread concurrency limit reached", ready, call);
+            return refused(Rejection.VIRTUAL_THREAD_LIMIT, "virtual-thread concurrency limit reached", ready, call);
         }
         call.releasesWithAnswer(offLoop.virtualThreadRelease());
         boolean offloaded = ready.route().executionOr(defaultExecution) == Execution.EVENT_LOOP; // moved here by the guard
         PipelineRun run = new PipelineRun(Execution.VIRTUAL_THREAD, step(ready, call),
                 (work, failed) -> TurnStarts.start(offLoop.newVirtualThread(work, offloaded), failed),
-                refused -> reject(ServerObserver.Rejection.VIRTUAL_THREAD_LIMIT, "a virtual thread could not start", refused));
+                refused -> reject(Rejection.VIRTUAL_THREAD_LIMIT, "a virtual thread could not start", refused));
         return new Dispatch.Running(call, run);
     }
 
@@ -252,7 +263,7 @@ final class Dispatcher implements AutoCloseable {
      * there as it would have alone: a synchronous handler under the run's execution, on a route
      * without a concurrency limit.
      */
-    boolean canJoin(PipelineRun run, Dispatch.Ready ready) {
+    public boolean canJoin(PipelineRun run, Dispatch.Ready ready) {
         return ready.route().endpoint() instanceof Route.Sync && ready.execution() == run.execution()
                 && !routeLimits.containsKey(ready.route());
     }
@@ -263,7 +274,7 @@ final class Dispatcher implements AutoCloseable {
      * under the pool's (or the virtual threads') limit: it runs on the run's thread, under the run's
      * place. Its deadline is the protocol's to arm once the answers before it are written.
      */
-    HandlerCall join(PipelineRun run, Dispatch.Ready ready, HandlerCall.Inbox inbox) {
+    public HandlerCall join(PipelineRun run, Dispatch.Ready ready, HandlerCall.Inbox inbox) {
         HandlerCall call = new HandlerCall(inbox);
         if (ready.deadlineNanos() > 0) call.runsUnder(ready.deadlineNanos()); // armed at its turn, which may come while it runs
         run.append(step(ready, call));
@@ -286,8 +297,8 @@ final class Dispatcher implements AutoCloseable {
      * On the connection's loop: the deadline of {@code call} passed. Returns the 503 to answer
      * (counted), or null when the handler's answer came first.
      */
-    Response expire(HandlerCall call) {
-        if (!call.expire(() -> rejected(ServerObserver.Rejection.DEADLINE))) return null;
+    public Response expire(HandlerCall call) {
+        if (!call.expire(() -> rejected(Rejection.DEADLINE))) return null;
         return deadlineResponse(call.deadlineNanos());
     }
 
@@ -328,34 +339,30 @@ final class Dispatcher implements AutoCloseable {
     }
 
     /** A 503 for {@code reason}, counted: for the protocol's own refusals (its loop's task queue is full). */
-    Response refusal(ServerObserver.Rejection reason, String text) {
+    public Response refusal(Rejection reason, String text) {
         rejected(reason);
         return Responses.overloaded(text);
     }
 
-    private Dispatch.Answered refused(ServerObserver.Rejection reason, String text, Dispatch.Ready ready) {
+    private Dispatch.Answered refused(Rejection reason, String text, Dispatch.Ready ready) {
         return new Dispatch.Answered(refusal(reason, text), ready.pattern());
     }
 
     /** Refuses a call before its handler ran: gives back what it holds (the route's limit). */
-    private Dispatch.Answered refused(ServerObserver.Rejection reason, String text, Dispatch.Ready ready, HandlerCall call) {
+    private Dispatch.Answered refused(Rejection reason, String text, Dispatch.Ready ready, HandlerCall call) {
         call.settle();
         return refused(reason, text, ready);
     }
 
     /** Answers {@code call} with 503 for {@code reason} through its inbox (a run that could not start). */
-    private void reject(ServerObserver.Rejection reason, String text, HandlerCall call) {
+    private void reject(Rejection reason, String text, HandlerCall call) {
         if (call.isAnswered()) return;
         rejected(reason);
         call.answer(Responses.overloaded(text));
     }
 
-    private void rejected(ServerObserver.Rejection reason) {
-        try {
-            observer.onRejected(reason);
-        } catch (RuntimeException e) {
-            LOG.warn("observer_failed", e, "event", "rejected");
-        }
+    private void rejected(Rejection reason) {
+        rejections.accept(reason);
     }
 
     /**
@@ -363,7 +370,7 @@ final class Dispatcher implements AutoCloseable {
      * counted as such (not when its deadline answered first).
      */
     private void answer(HandlerCall call, Request request, Response response) {
-        if (response.status() == 503 && !call.isAnswered()) rejected(ServerObserver.Rejection.HANDLER);
+        if (response.status() == 503 && !call.isAnswered()) rejected(Rejection.HANDLER);
         call.answer(compression.answer(request, response));
     }
 
@@ -371,7 +378,7 @@ final class Dispatcher implements AutoCloseable {
      * For the blocking transport: runs {@code ready} on the calling thread, waiting for an async
      * handler's answer (or its deadline's).
      */
-    Response respond(Dispatch.Ready ready) {
+    public Response respond(Dispatch.Ready ready) {
         CompletableFuture<Response> answer = new CompletableFuture<>();
         if (run(ready, null, (call, response) -> answer.complete(response)) instanceof Dispatch.Answered answered) {
             return answered.response();
@@ -380,7 +387,7 @@ final class Dispatcher implements AutoCloseable {
             return answer.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            rejected(ServerObserver.Rejection.SHUTTING_DOWN);
+            rejected(Rejection.SHUTTING_DOWN);
             return Responses.overloaded("server is stopping");
         } catch (ExecutionException e) {
             return Responses.forException(e, ready.request()); // not reached: the inbox is always given a response
@@ -395,21 +402,21 @@ final class Dispatcher implements AutoCloseable {
     }
 
     /** From now on {@code route} runs on virtual threads instead of the event loop; true the first time. */
-    boolean offload(Route route) {
+    public boolean offload(Route route) {
         if (route.executionOr(defaultExecution) != Execution.EVENT_LOOP || !offloaded.add(route)) return false;
         anyOffloaded = true;
         return true;
     }
 
-    boolean isOffloaded(Route route) {
+    public boolean isOffloaded(Route route) {
         return offloaded.contains(route);
     }
 
-    Execution defaultExecution() {
+    public Execution defaultExecution() {
         return defaultExecution;
     }
 
-    int virtualThreadsInFlight() {
+    public int virtualThreadsInFlight() {
         return offLoop.virtualThreadsInFlight();
     }
 
@@ -468,11 +475,11 @@ final class Dispatcher implements AutoCloseable {
         return response;
     }
 
-    int workerActive() {
+    public int workerActive() {
         return offLoop.workerActive();
     }
 
-    int workerQueued() {
+    public int workerQueued() {
         return offLoop.workerQueued();
     }
 

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.execution;
 
 import keel.http.Response;
 
@@ -19,12 +19,12 @@ import java.util.concurrent.TimeUnit;
  * (a worker, a virtual thread, a blocking connection's thread), never afterwards, when the thread has
  * moved on to other work.
  */
-final class HandlerCall {
+public final class HandlerCall {
     /**
      * Where a handler's answer goes, on the thread that made it: for a nio connection, to its loop in
      * one task; for the blocking transport, to the connection's waiting thread.
      */
-    interface Inbox {
+    public interface Inbox {
         void answer(HandlerCall call, Response response);
     }
 
@@ -59,7 +59,7 @@ final class HandlerCall {
     /** The blocking transport's timer, cancelled by the answer; null on the nio transport (the channel's deadline). */
     private CompletableFuture<Void> timer;
 
-    HandlerCall(Inbox inbox) {
+    public HandlerCall(Inbox inbox) {
         this.inbox = inbox;
     }
 
@@ -148,7 +148,7 @@ final class HandlerCall {
     }
 
     /** The deadline {@link #runsUnder} set, or 0. */
-    long deadlineNanos() {
+    public long deadlineNanos() {
         return deadlineNanos;
     }
 

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.execution;
 
 import keel.http.HttpStatusException;
 import keel.http.Request;

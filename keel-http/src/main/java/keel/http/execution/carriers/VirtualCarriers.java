@@ -1,8 +1,10 @@
-package keel.http.server;
+package keel.http.execution.carriers;
 
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.net.NativeCalls;
+import keel.http.execution.VirtualScheduler;
+import keel.http.execution.WorkerPool;
 
 import java.lang.reflect.Constructor;
 import java.util.concurrent.Executor;
@@ -34,10 +36,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>The JDK lets a virtual thread's scheduler be chosen only through a constructor of its own
  * ({@code java.lang.ThreadBuilders$VirtualThreadBuilder(Executor)}), reached when the JVM opens
- * {@code java.base/java.lang} to Keel ({@code bin/keel} does); elsewhere the JDK's scheduler is used,
- * said once in the log.
+ * {@code java.base/java.lang} to Keel ({@code bin/keel} does when {@code virtual-threads.scheduler}
+ * asks for {@code keel} or {@code loop}); elsewhere the JDK's scheduler is used, said once in the log.
+ * This package alone reaches into the JDK's internals, and only for a server that chose these
+ * schedulers: with the default ({@link VirtualScheduler#JDK}) nothing here is loaded.
  */
-final class VirtualCarriers {
+public final class VirtualCarriers {
     private static final Log LOG = Log.of(VirtualCarriers.class);
     private static final AtomicBoolean FALLBACK_SAID = new AtomicBoolean();
     /** The builder's constructor, or null (with {@link #UNAVAILABLE} saying why). */
@@ -64,7 +68,7 @@ final class VirtualCarriers {
     }
 
     /** Virtual threads named {@code name} on Keel's carriers, or on the JDK's scheduler when the JVM does not allow it. */
-    static ThreadFactory factory(String name) {
+    public static ThreadFactory factory(String name) {
         return BUILDER == null ? onJdkScheduler(name, UNAVAILABLE) : factory(name, carriers()::execute);
     }
 
@@ -75,7 +79,7 @@ final class VirtualCarriers {
      * (its task queue full, or the loop stopped) goes to Keel's carriers, so that none is lost.
      * Threads that such a thread starts share its loop.
      */
-    static ThreadFactory onLoops(String name, ThreadFactory elsewhere) {
+    public static ThreadFactory onLoops(String name, ThreadFactory elsewhere) {
         if (BUILDER == null) return elsewhere; // the JDK's scheduler, said once already
         ThreadLocal<ThreadFactory> perLoop = ThreadLocal.withInitial(() -> factory(name, onLoop(EventLoop.current())));
         return task -> (EventLoop.current() != null ? perLoop.get() : elsewhere).newThread(task);
@@ -118,7 +122,7 @@ final class VirtualCarriers {
     }
 
     /** True when {@link #factory} gives threads on Keel's carriers. */
-    static boolean available() {
+    public static boolean available() {
         return BUILDER != null;
     }
 

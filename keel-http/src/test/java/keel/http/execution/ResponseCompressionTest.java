@@ -1,9 +1,10 @@
-package keel.http.server;
+package keel.http.execution;
 
 import keel.http.Headers;
 import keel.http.Request;
 import keel.http.Response;
 import keel.http.codec.ZipBomb;
+import keel.http.server.ServerOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -12,12 +13,16 @@ import java.util.List;
 import java.util.concurrent.SubmissionPublisher;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The decision, on values: which responses go gzip-encoded, which only carry Vary, which stay as they are. */
 class ResponseCompressionTest {
     private static final byte[] TEXT = ZipBomb.text(4096);
-    private static final ResponseCompression DEFAULTS = new ResponseCompression(ServerOptions.defaults().compression());
+    private static final ResponseCompression DEFAULTS = of(ServerOptions.defaults().compression());
+
+    /** What the server builds from {@code options}. */
+    private static ResponseCompression of(ServerOptions.Compression options) {
+        return new ResponseCompression(options.enabled(), options.minSize(), options.level(), options.types());
+    }
 
     private static Request get(String... headers) {
         return new Request("GET", "/", true, true, Headers.of(headers), new byte[0]);
@@ -111,22 +116,9 @@ class ResponseCompressionTest {
 
     @Test
     void turnedOffItChangesNothing() {
-        var off = new ResponseCompression(ServerOptions.builder().compressionEnabled(false).build().compression());
+        var off = of(ServerOptions.builder().compressionEnabled(false).build().compression());
         Response response = Response.bytes(200, "text/plain", TEXT);
 
         assertThat(off.answer(get("Accept-Encoding", "gzip"), response)).isSameAs(response);
-    }
-
-    @Test
-    void theOptionsAreChecked() {
-        assertThat(ServerOptions.builder().compressionTypes(List.of(" Text/* ", "application/*+JSON")).build().compression().types())
-                .containsExactly("text/*", "application/*+json");
-        for (String bad : List.of("text", "*/*", "text/", "/json", "text/a*", "application/*+", "text/plain;q=1", "a/b/c")) {
-            assertThatThrownBy(() -> ServerOptions.builder().compressionTypes(List.of(bad)).build()).as(bad)
-                    .isInstanceOf(IllegalArgumentException.class);
-        }
-        assertThatThrownBy(() -> ServerOptions.builder().compressionLevel(0).build()).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> ServerOptions.builder().compressionLevel(10).build()).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> ServerOptions.builder().compressionMinSize(-1).build()).isInstanceOf(IllegalArgumentException.class);
     }
 }
