@@ -228,19 +228,22 @@ public final class Ingest implements HealthCheck, AutoCloseable {
                 return;
             }
             try {
-                for (Event event : events) channel.basicAck(event.deliveryTag(), false);
-            } catch (IOException | ShutdownSignalException e) {
-                // Committed but not acked: the broker redelivers these, and the unique id skips them.
-                LOG.debug("ingest_ack_failed", "cause", e.getMessage());
+                try {
+                    for (Event event : events) channel.basicAck(event.deliveryTag(), false);
+                } catch (IOException | ShutdownSignalException e) {
+                    // Committed but not acked: the broker redelivers these, and the unique id skips them.
+                    LOG.debug("ingest_ack_failed", "cause", e.getMessage());
+                }
+                // Counted once committed and acked, so a caller that sees them counted may stop the consumer
+                // (and finds the observer told already).
+                int storedRows = added;
+                tell(o -> o.onBatchStored(events.size(), storedRows));
+                stored.add(added);
+                duplicates.add(events.size() - added);
             } finally {
+                // Given back last: a stop waits for nothing taken, and then finds every batch counted.
                 taken.addAndGet(-events.size());
             }
-            // Counted once committed and acked, so a caller that sees them counted may stop the consumer
-            // (and finds the observer told already).
-            int storedRows = added;
-            tell(o -> o.onBatchStored(events.size(), storedRows));
-            stored.add(added);
-            duplicates.add(events.size() - added);
         }
 
         private void requeue(List<Event> events) {
