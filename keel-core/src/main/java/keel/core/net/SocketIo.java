@@ -30,8 +30,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * Why: the JDK's channel reads and writes with {@code read(2)} and {@code write(2)}, through the
  * kernel's file layer, copies a heap buffer into a direct one of its own first, and takes a lock and
  * marks the thread as in I/O around each call. A loop that owns its channel needs none of that; a
- * small keep-alive request costs some 5 % less CPU without it, 0.2 µs of that in the kernel
- * (docs/benchmarks.md).
+ * small keep-alive request costs less CPU without it, most of the saving in the kernel
+ * (bench/RESULTS.md has the runs).
  * <p>
  * As the JDK's channel: {@code EAGAIN} (nothing to read, no room to write) is 0 bytes, the end of
  * input -1, {@code EINTR} a call made again, any other error a {@link SocketException} in the C

@@ -65,7 +65,7 @@ final class ModesReport {
                 .mapToDouble(measured -> measured.timeline().lagOverall(0.99)).filter(value -> !Double.isNaN(value)).max().orElse(Double.NaN);
         summary.add("Server side: " + group(Math.round(shed)) + " requests shed with 503; event-loop lag p99 over a whole run at most "
                 + millis(lag) + " ms (worst nio mode and route).");
-        if (quick) summary.add("Quick run: phases of a few seconds and no cpu route; the full run's figures are in docs/benchmarks.md.");
+        if (quick) summary.add("Quick run: phases of a few seconds and no cpu route; the full run's figures are in bench/RESULTS.md.");
         return summary;
     }
 
@@ -204,7 +204,7 @@ final class ModesReport {
         return value < 10 ? String.format(Locale.ROOT, "%.1f", value) : group(Math.round(value));
     }
 
-    /** 15000 → "15 000", as the tables of docs/benchmarks.md write thousands. */
+    /** 15000 → "15 000", as the tables of bench/RESULTS.md write thousands. */
     static String group(long value) {
         return String.format(Locale.ROOT, "%,d", value).replace(',', ' ');
     }

@@ -19,10 +19,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Why: a {@code ForkJoinPool} carrier with nothing left to run spins (some 256 {@link
  * Thread#onSpinWait} rounds over its queues) before it parks, once per burst of work an event loop
  * hands it, and wakes the next carrier as it takes each task. On a server's CPU that spin and those
- * wake-ups are taken from the loop: a virtual thread's keep-alive request cost 1.33× the event loop's
- * CPU on the JDK's scheduler and 0.96–1.17× on these carriers, in runs of bench/throughput.sh
- * (docs/benchmarks.md). The pool wakes carriers
- * as {@link WorkerPool} does: once per loop turn for the threads the turn started.
+ * wake-ups are taken from the loop: a virtual thread's request costs less CPU on these carriers
+ * than on the JDK's scheduler, in runs of bench/throughput.sh (bench/RESULTS.md has them). The
+ * pool wakes carriers as {@link WorkerPool} does: once per loop turn for the threads the turn started.
  *
  * <p>Carriers: {@code jdk.virtualThreadScheduler.parallelism} (default: the available processors)
  * making progress, growing up to {@code jdk.virtualThreadScheduler.maxPoolSize} (default 256) while
