@@ -12,6 +12,7 @@ import keel.http.execution.VirtualScheduler;
 import keel.http.router.RouteSettings;
 import keel.http.ws.WsOptions;
 
+import static keel.http.config.ConfigValues.notNegative;
 import static keel.http.config.ConfigValues.positive;
 
 import java.nio.file.Path;
@@ -153,16 +154,13 @@ public record ServerOptions(
             positive("head-read", headRead);
             positive("idle", idle);
             positive("write-stall", writeStall);
-            Objects.requireNonNull(streamStall, "stream-stall");
-            if (streamStall.isNegative()) throw new IllegalArgumentException("stream-stall must be >= 0: " + streamStall);
+            notNegative("stream-stall", streamStall);
             if (bodyMinRate < 0 || bodyMinRate > 1 << 30) throw new IllegalArgumentException("timeouts.body-min-rate must be in 0..1073741824 bytes/s");
             positive("body-rate-window", bodyRateWindow);
             positive("linger-drain", lingerDrain);
-            Objects.requireNonNull(healthGrace, "health-grace");
-            if (healthGrace.isNegative()) throw new IllegalArgumentException("health-grace must be >= 0: " + healthGrace);
+            notNegative("health-grace", healthGrace);
             Objects.requireNonNull(grace, "grace");
-            Objects.requireNonNull(handlerDeadline, "handler-deadline");
-            if (handlerDeadline.isNegative()) throw new IllegalArgumentException("handler-deadline must be >= 0: " + handlerDeadline);
+            notNegative("handler-deadline", handlerDeadline);
         }
     }
 
