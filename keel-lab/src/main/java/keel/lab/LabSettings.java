@@ -5,7 +5,6 @@ import keel.http.config.KnobBuilder;
 import keel.http.config.KnobTable;
 
 import java.time.Duration;
-import java.util.Map;
 
 /**
  * The lab app's own settings, beside the server's: the embedded mock upstream and the client
@@ -22,7 +21,8 @@ public record LabSettings(
                 doc = "server and client metrics, served on `GET /metrics` (`false`: they report to no one, what `bench/throughput.sh` prices)")
         boolean metrics) {
 
-    static final KnobTable<LabSettings> KNOBS = KnobTable.of(LabSettings.class, v -> new LabSettings(v.next(), v.next(), v.next()));
+    static final KnobTable<LabSettings> KNOBS = KnobTable.of(LabSettings.class,
+            v -> new LabSettings(v.get("lab.upstream-delay"), v.get("lab.upstream-url"), v.get("lab.metrics")));
 
     public LabSettings {
         if (!upstreamUrl.isEmpty() && !upstreamUrl.startsWith("http://")) {
@@ -43,10 +43,6 @@ public record LabSettings(
     static final class Builder extends KnobBuilder<LabSettings, Builder> {
         Builder() {
             super(KNOBS);
-        }
-
-        LabSettings build() {
-            return build(Map.of());
         }
     }
 }

@@ -47,7 +47,9 @@ public record WsOptions(
 
     /** These options from a knob table's values (a server's table holds them too). */
     public static WsOptions of(KnobTable.Values v) {
-        return new WsOptions(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next());
+        return new WsOptions(v.get("websocket.max-frame-size"), v.get("websocket.max-message-size"), v.get("websocket.max-queued-output"),
+                v.get("websocket.close-timeout"), v.get("websocket.idle-timeout"), v.get("websocket.ping-interval"),
+                v.get("websocket.compression"), v.get("websocket.context-takeover"), v.get("websocket.compression-level"));
     }
 
     public WsOptions {
