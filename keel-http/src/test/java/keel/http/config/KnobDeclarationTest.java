@@ -1,5 +1,6 @@
 package keel.http.config;
 
+import keel.http.client.ClientOptions;
 import keel.http.server.ServerOptions;
 
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * wrong one is refused when its table is made.
  */
 class KnobDeclarationTest {
-    private static final List<KnobTable<?>> TABLES = List.of(ServerOptions.KNOBS);
+    private static final List<KnobTable<?>> TABLES = List.of(ServerOptions.KNOBS, ClientOptions.KNOBS);
 
     @Test
     void everyKnobHasAKeyAFlagAMeaningAndADefaultThatReadsBack() {
@@ -56,6 +57,11 @@ class KnobDeclarationTest {
     @Test
     void everyServerKnobHasExactlyOneSetterAndEachSetterSetsOnlyItsKnob() throws Exception {
         everyKnobHasOneSetter(ServerOptions.KNOBS, ServerOptions.Builder.class, ServerOptions::builder);
+    }
+
+    @Test
+    void everyClientKnobHasExactlyOneSetterAndEachSetterSetsOnlyItsKnob() throws Exception {
+        everyKnobHasOneSetter(ClientOptions.KNOBS, ClientOptions.Builder.class, ClientOptions::builder);
     }
 
     /** The typed setters of a builder are the one place besides its declaration that names a knob. */
