@@ -39,10 +39,13 @@ public record AmqpOptions(
         Gateway gateway, Ingest ingest, Database database) {
 
     /** The knobs of these options, read from the declarations. */
-    public static final KnobTable<AmqpOptions> KNOBS = KnobTable.of(AmqpOptions.class, v -> new AmqpOptions(v.next(), v.next(), v.next(), v.next(),
-            new Gateway(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next()),
-            new Ingest(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next()),
-            new Database(v.next(), v.next(), v.next())));
+    public static final KnobTable<AmqpOptions> KNOBS = KnobTable.of(AmqpOptions.class, v -> new AmqpOptions(v.get("amqp.uri"),
+            v.get("amqp.addresses"), v.get("amqp.queue-type"), v.get("amqp.recovery-interval"),
+            new Gateway(v.get("gateway.mode"), v.get("gateway.exchange"), v.get("gateway.routing-key"), v.get("gateway.confirm-timeout"),
+                    v.get("gateway.channels"), v.get("gateway.publisher-threads"), v.get("gateway.max-outstanding")),
+            new Ingest(v.get("ingest.enabled"), v.get("ingest.mode"), v.get("ingest.queue"), v.get("ingest.prefetch"),
+                    v.get("ingest.writers"), v.get("ingest.batch-size"), v.get("ingest.stop-timeout")),
+            new Database(v.get("database.url"), v.get("database.user"), v.get("database.password"))));
 
     public AmqpOptions {
         Objects.requireNonNull(uri, "amqp.uri");
@@ -217,10 +220,6 @@ public record AmqpOptions(
         /** The broker as text; a malformed URI is refused. */
         public Builder uri(String uri) {
             return uri((URI) KNOBS.byYaml("amqp.uri").orElseThrow().parse(uri));
-        }
-
-        public AmqpOptions build() {
-            return build(Map.of());
         }
     }
 }

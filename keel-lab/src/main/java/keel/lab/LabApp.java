@@ -9,7 +9,6 @@ import keel.amqp.ingest.Ingest;
 import keel.amqp.ingest.IngestMetrics;
 import keel.core.startup.StartupTimeline;
 import keel.http.client.ClientObserver;
-import keel.http.client.ClientOptions;
 import keel.http.client.HttpClient;
 import keel.http.router.Router;
 import keel.http.server.AdminRoutes;
@@ -30,11 +29,12 @@ import java.util.function.Supplier;
 
 /**
  * The lab app, running: the server with every lab route, and the HTTP client its scenarios call the
- * upstream with. Calls made on the server's event loops run on them; calls from other threads use
- * the client's one loop. Everything is ready before the port opens: a first request pays for nothing.
- * The server, the client, the WebSocket routes, the gateway and the ingest pipeline all report to
- * the one registry that {@code GET /metrics} serves; with {@code lab.metrics} off the server and the
- * client report to no one and {@code GET /metrics} is not served.
+ * upstream with ({@link LabSettings#client}). Calls made on the server's event loops run on them;
+ * calls from other threads use the client's own loops. Everything is ready before the port opens: a
+ * first request pays for nothing. The server, the client, the WebSocket routes, the gateway and the
+ * ingest pipeline all report to the one registry that {@code GET /metrics} serves; with
+ * {@code lab.metrics} off the server and the client report to no one and {@code GET /metrics} is not
+ * served.
  */
 public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream, List<AutoCloseable> services)
         implements AutoCloseable {
@@ -52,9 +52,8 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
     public static LabApp start(ServerOptions options, LabSettings lab, AmqpOptions amqp) throws IOException, InterruptedException {
         KeelMetrics metrics = new KeelMetrics();
         StartupTimeline.mark("metrics registry");
-        // Calls made on a server loop run on that loop; the client's own loop serves calls from other threads.
         ClientObserver clientObserver = lab.metrics() ? metrics.client() : ClientObserver.NONE;
-        HttpClient client = HttpClient.create(ClientOptions.builder().loops(1).observer(clientObserver).build());
+        HttpClient client = HttpClient.create(lab.client().toBuilder().observer(clientObserver).build());
         StartupTimeline.mark("HTTP client");
         if (options.warmup() && !lab.upstreamUrl().isEmpty()) {
             Warmup.client(client, URI.create(lab.upstreamUrl() + "/"));

@@ -249,7 +249,7 @@ public final class Main {
     }
 
     /**
-     * The reference table of every knob (server, lab app, gateway and ingest) with the library's
+     * The reference table of every knob (server, lab app and its client, gateway and ingest) with the library's
      * defaults, as {@code docs/configuration.md} holds it between its marker comments.
      */
     static String reference() {

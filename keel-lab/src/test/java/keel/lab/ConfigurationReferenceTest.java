@@ -20,7 +20,7 @@ class ConfigurationReferenceTest {
     static final Path REFERENCE = Path.of("..", "docs", "configuration.md");
     static final String BEGIN = "<!-- knobs: begin (generated from the @Knob declarations; do not edit) -->\n";
     static final String END = "<!-- knobs: end -->";
-    static final String REGENERATE = "mvn -o -q test -pl keel-lab -Dtest=ConfigurationReferenceTest -Dkeel.reference.write=true";
+    static final String REGENERATE = "mvn -o -q -pl keel-lab -am test -Dtest=ConfigurationReferenceTest -Dsurefire.failIfNoSpecifiedTests=false -Dkeel.reference.write=true";
 
     @Test
     void theReferenceTableIsTheKnobsDeclarations() throws Exception {

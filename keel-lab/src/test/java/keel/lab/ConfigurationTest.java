@@ -84,6 +84,23 @@ class ConfigurationTest {
     }
 
     @Test
+    void theLabClientComesFromYamlAndFlagsOnOneLoopUnlessTold() throws Exception {
+        Path file = yaml("""
+                client:
+                  request-timeout: 5s
+                  pool:
+                    max-connections: 64
+                """);
+        Main.Config config = Main.config(List.of("--config", file.toString(), "--client-max-connections", "32"));
+        assertThat(config.lab().client().requestTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(config.lab().client().pool().maxConnections()).isEqualTo(32);
+        assertThat(config.lab().client().loops()).as("calls made on a server loop stay on it").isEqualTo(1);
+        assertThat(Main.config(List.of("--client-loops", "2")).lab().client().loops()).isEqualTo(2);
+        assertThatThrownBy(() -> Main.config(List.of("--client-acquire-timeout", "soon"))).hasMessageContaining("--client-acquire-timeout");
+        assertThat(Main.help().lines().filter(line -> line.contains("--client-loops"))).singleElement().asString().endsWith("(default 1)");
+    }
+
+    @Test
     void readsTheLogKeys() throws Exception {
         Path file = yaml("""
                 log:

@@ -18,9 +18,9 @@ import java.util.function.Supplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Each options record's factory (a constructor call taking its values in order) puts every knob in
+ * Each options record's factory (a constructor call naming each of its values) puts every knob in
  * its own component: a value given to one knob comes back from that knob, and every other knob keeps
- * its default. Two components of one type swapped in a factory fail here, not in a user's start.
+ * its default.
  */
 class KnobFactoryTest {
 

@@ -28,6 +28,12 @@ public final class ConfigValues {
         if (value.isNegative() || value.isZero()) throw new IllegalArgumentException(name + " must be > 0: " + value);
     }
 
+    /** Refuses a missing or negative duration, naming the option. */
+    public static void notNegative(String name, Duration value) {
+        java.util.Objects.requireNonNull(value, name);
+        if (value.isNegative()) throw new IllegalArgumentException(name + " must be >= 0: " + value);
+    }
+
     public static int integer(String text, long min, long max) {
         long value;
         try {

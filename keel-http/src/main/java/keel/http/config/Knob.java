@@ -9,7 +9,8 @@ import java.lang.annotation.Target;
  * Declares a record component a configuration knob: its YAML key, its CLI flag, its default and what
  * it means. This one declaration is the whole of a knob: {@link KnobTable} reads it to give the
  * builder its default, to read the value from YAML and flags, and to write {@code --help} and the
- * reference table ({@code docs/configuration.md}).
+ * reference table ({@code docs/configuration.md}); the record's factory and the builder's setter only
+ * name it by its key.
  *
  * <p>A value is read according to the component's type ({@code int}, {@code long}, {@code boolean},
  * {@link java.time.Duration}, an enum, {@link java.nio.file.Path}, {@link String}, {@link java.net.URI},

@@ -3,9 +3,10 @@ package keel.http.config;
 import java.util.Map;
 
 /**
- * What every options builder shares: a value for each knob of its {@link KnobTable}, starting at the
- * declared defaults. A subclass adds one typed setter per knob ({@code .port(8080)}), each naming its
- * knob's YAML key; YAML and flags set knobs from their words through {@link #apply}.
+ * What every options builder shares: a value for each component of its {@link KnobTable}, starting at
+ * the declared defaults (null for a component set in code only). A subclass adds one typed setter per
+ * component ({@code .port(8080)}), each naming its knob's YAML key (or the component's name); YAML and
+ * flags set knobs from their words through {@link #apply}.
  *
  * @param <R> the options record
  * @param <B> the builder itself, returned by the setters
@@ -19,10 +20,10 @@ public abstract class KnobBuilder<R extends Record, B extends KnobBuilder<R, B>>
         this.values = table.defaults();
     }
 
-    /** Sets the knob of YAML key {@code yaml}; a key that is no knob, or a value of another type, is a mistake in the setter. */
-    protected final B set(String yaml, Object value) {
-        table.check(yaml, value);
-        values.put(yaml, value);
+    /** Sets the knob of YAML key {@code name}, or the component so named; a name of none, or a value of another type, is a mistake in the setter. */
+    protected final B set(String name, Object value) {
+        table.check(name, value);
+        values.put(name, value);
         return self();
     }
 
@@ -36,18 +37,18 @@ public abstract class KnobBuilder<R extends Record, B extends KnobBuilder<R, B>>
         return self();
     }
 
-    /** Takes every knob's value from {@code options}. */
-    protected final B from(R options) {
+    /** Takes every component's value from {@code options}. */
+    public final B from(R options) {
         values.putAll(table.values(options));
         return self();
     }
 
-    /** The record of the knobs' values, and of {@code others} for components that are not knobs (by name). */
-    protected final R build(Map<String, Object> others) {
-        return table.build(values, others);
+    /** The record of these values; one it refuses throws its {@link IllegalArgumentException}. */
+    public R build() {
+        return table.build(values);
     }
 
-    /** The value of each knob so far, by YAML key. */
+    /** The value of each component so far that is set, by YAML key (or name, for one set in code). */
     public final Map<String, Object> values() {
         return Map.copyOf(values.entrySet().stream().filter(e -> e.getValue() != null)
                 .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));

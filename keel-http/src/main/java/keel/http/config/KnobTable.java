@@ -20,7 +20,8 @@ import java.util.Optional;
  *
  * <p>The record is built by its {@link Factory}, a plain constructor call, not by reflection: a
  * reflective call of each record's constructor costs the JVM a few generated classes, about 150 ms of
- * a start in all.
+ * a start in all. The factory names each argument ({@code values.get("timeouts.idle")}), and the table
+ * refuses it when it is made unless it asks for every component once, in the components' order.
  *
  * @param <R> the options record
  */
@@ -28,10 +29,22 @@ public final class KnobTable<R extends Record> {
 
     /**
      * One knob: where it sits in the record ({@code path}, outermost component first) and its declaration.
+     * Inside the table a key without a declaration stands for a component set in code only (a policy,
+     * an observer), which the builder and the factory name by its component's name.
      *
      * @param <R> the options record
      */
     public record Key<R extends Record>(List<RecordComponent> path, Knob knob) {
+        /** What a factory and a builder name it by: its YAML key, or the component's name when it is no knob. */
+        String name() {
+            return knob != null ? knob.key() : path.getLast().getName();
+        }
+
+        /** The component, as the factory's message names it ({@code Timeouts.idle (timeouts.idle)}). */
+        String component() {
+            return path.getLast().getDeclaringRecord().getSimpleName() + "." + path.getLast().getName() + " (" + name() + ")";
+        }
+
         public String yaml() {
             return knob.key();
         }
@@ -47,6 +60,10 @@ public final class KnobTable<R extends Record> {
         /** The default as the declaration writes it. */
         public String defaultWord() {
             return knob.value();
+        }
+
+        Object defaultValue() {
+            return knob.value().equals(Knob.PROCESSORS) ? Runtime.getRuntime().availableProcessors() : parse(knob.value());
         }
 
         /** The value this knob has in {@code options}, as a configuration word. */
@@ -116,8 +133,8 @@ public final class KnobTable<R extends Record> {
 
     /**
      * Builds the options record from its {@link Values}: a call of its constructor whose arguments
-     * are {@code values.next()}, with the constructor call of each nested record in its place
-     * ({@code values -> new Options(values.next(), new Limits(values.next(), values.next()), values.next())}).
+     * name their components, with the constructor call of each nested record in its place
+     * ({@code v -> new Options(v.get("server.port"), new Limits(v.get("limits.max-body-size")), v.get("routes"))}).
      *
      * @param <R> the options record
      */
@@ -128,72 +145,88 @@ public final class KnobTable<R extends Record> {
 
     /**
      * The values of a record's components in declaration order, each nested record's components in
-     * its place (depth first), for a {@link Factory}. A factory that takes them out of order fails
-     * with a {@link ClassCastException} where the types differ; {@code KnobFactoryTest} checks every
-     * knob lands in its own component.
+     * its place (depth first), for a {@link Factory} to take one by one, each by its name. A name that
+     * is not the next component's is refused with both names.
      */
     public static final class Values {
+        private final String owner;
+        private final List<? extends Key<?>> leaves;
         private final Object[] values;
         private int next;
 
-        private Values(Object[] values) {
+        private Values(String owner, List<? extends Key<?>> leaves, Object[] values) {
+            this.owner = owner;
+            this.leaves = leaves;
             this.values = values;
         }
 
-        /** The next component's value. */
+        /** The value of the next component, which must be the one named {@code name}: its knob's YAML key, or its own name. */
         @SuppressWarnings("unchecked")
-        public <T> T next() {
-            if (next == values.length) throw new IllegalStateException("the factory takes more than the " + values.length + " values");
+        public <T> T get(String name) {
+            if (next == leaves.size() || !leaves.get(next).name().equals(name)) throw new IllegalStateException(misplaced(name));
             return (T) values[next++];
         }
-    }
 
-    /** A component that is no record of knobs: a knob (its key) or another value, named by its component. */
-    private record Leaf(String knobKey, String name) {
+        private String misplaced(String name) {
+            String asked = "the factory of " + owner + " asks for " + name;
+            for (int i = 0; i < next; i++) {
+                if (leaves.get(i).name().equals(name)) return asked + " twice";
+            }
+            if (next == leaves.size()) return asked + " after its last component";
+            return asked + " where " + leaves.get(next).component() + " goes";
+        }
     }
 
     private final Class<R> type;
     private final Factory<R> factory;
+    /** Every component that holds no record of knobs, in the factory's order: the knobs and the values set in code. */
+    private final List<Key<R>> leaves;
     private final List<Key<R>> keys;
-    private final List<Leaf> leaves;
     private final Map<String, Object> defaults = new LinkedHashMap<>();
+    private final R defaultOptions;
 
     private KnobTable(Class<R> type, Factory<R> factory) {
         this.type = type;
         this.factory = factory;
         List<Key<R>> found = new ArrayList<>();
-        List<Leaf> foundLeaves = new ArrayList<>();
-        collect(type, List.of(), found, foundLeaves);
-        this.keys = List.copyOf(found);
-        this.leaves = List.copyOf(foundLeaves);
-        for (Key<R> key : keys) {
-            String word = key.defaultWord();
-            defaults.put(key.yaml(), word.equals(Knob.PROCESSORS) ? Runtime.getRuntime().availableProcessors() : key.parse(word));
+        collect(type, List.of(), found);
+        this.leaves = List.copyOf(found);
+        List<Key<R>> knobs = new ArrayList<>();
+        for (Key<R> leaf : leaves) {
+            if (defaults.containsKey(leaf.name())) throw new IllegalStateException(type.getSimpleName() + " has two components named " + leaf.name());
+            defaults.put(leaf.name(), leaf.knob() == null ? null : leaf.defaultValue());
+            if (leaf.knob() != null) knobs.add(leaf);
         }
+        this.keys = List.copyOf(knobs);
+        this.defaultOptions = build(defaults);
     }
 
     /**
      * The knobs of {@code type}: its components declared {@link Knob}, and those of the records it
-     * holds; {@code factory} builds it.
+     * holds; {@code factory} builds it. A factory that does not ask for every component once, in
+     * order, is refused here, naming the component.
      */
     public static <R extends Record> KnobTable<R> of(Class<R> type, Factory<R> factory) {
         return new KnobTable<>(type, factory);
     }
 
-    private void collect(Class<?> record, List<RecordComponent> outer, List<Key<R>> found, List<Leaf> leaves) {
+    /** Adds the components of {@code record}, found at {@code outer}; true when it holds a knob. A record that holds none (a policy) is one value. */
+    private static <R extends Record> boolean collect(Class<?> record, List<RecordComponent> outer, List<Key<R>> leaves) {
+        boolean knobs = false;
         for (RecordComponent component : record.getRecordComponents()) {
             List<RecordComponent> path = new ArrayList<>(outer);
             path.add(component);
             Knob knob = component.getAnnotation(Knob.class);
-            if (knob != null) {
-                found.add(new Key<>(List.copyOf(path), knob));
-                leaves.add(new Leaf(knob.key(), component.getName()));
-            } else if (component.getType().isRecord()) {
-                collect(component.getType(), path, found, leaves);
-            } else {
-                leaves.add(new Leaf(null, component.getName()));
+            int size = leaves.size();
+            if (knob == null && component.getType().isRecord() && collect(component.getType(), path, leaves)) {
+                knobs = true;
+                continue;
             }
+            leaves.subList(size, leaves.size()).clear();
+            leaves.add(new Key<>(List.copyOf(path), knob));
+            knobs |= knob != null;
         }
+        return knobs;
     }
 
     /** Every knob, in the order of the record's components. */
@@ -217,48 +250,44 @@ public final class KnobTable<R extends Record> {
         return Optional.empty();
     }
 
-    /** Each knob's default, by YAML key (a fresh, modifiable map). */
+    /** Each component's default, by name (a fresh, modifiable map). */
     Map<String, Object> defaults() {
         return new LinkedHashMap<>(defaults);
     }
 
-    /** The record of the declared defaults, for a record whose every component is a knob or a record of knobs. */
+    /** The record of the declared defaults (null for the values set in code). */
     public R defaultOptions() {
-        return build(defaults, Map.of());
+        return defaultOptions;
     }
 
-    /** Each knob's value in {@code options}, by YAML key. */
+    /** Each component's value in {@code options}, by name (see {@link Values#get}). */
     Map<String, Object> values(R options) {
         Map<String, Object> values = new LinkedHashMap<>();
-        for (Key<R> key : keys) values.put(key.yaml(), key.valueOf(options));
+        for (Key<R> leaf : leaves) values.put(leaf.name(), leaf.valueOf(options));
         return values;
     }
 
-    /**
-     * The record of {@code values} (by YAML key); components that are not knobs, nor records holding
-     * knobs, come from {@code others} by name. A value the record refuses throws its
-     * {@link IllegalArgumentException} as it is.
-     */
-    R build(Map<String, Object> values, Map<String, Object> others) {
+    /** The record of {@code values} (by name); a value the record refuses throws its {@link IllegalArgumentException} as it is. */
+    R build(Map<String, Object> values) {
         Object[] arguments = new Object[leaves.size()];
-        for (int i = 0; i < arguments.length; i++) {
-            Leaf leaf = leaves.get(i);
-            arguments[i] = leaf.knobKey() != null ? values.get(leaf.knobKey()) : others.get(leaf.name());
-        }
-        Values taken = new Values(arguments);
+        for (int i = 0; i < arguments.length; i++) arguments[i] = values.get(leaves.get(i).name());
+        Values taken = new Values(type.getSimpleName(), leaves, arguments);
         R built = factory.create(taken);
         if (taken.next != arguments.length) {
-            throw new IllegalStateException("the factory of " + type.getSimpleName() + " took " + taken.next + " of its " + arguments.length + " values");
+            throw new IllegalStateException("the factory of " + type.getSimpleName() + " leaves out " + leaves.get(taken.next).component());
         }
         return built;
     }
 
-    /** Checks that {@code value} fits knob {@code yaml}'s component, so that a builder's setter cannot name the wrong knob. */
-    void check(String yaml, Object value) {
-        Key<R> key = byYaml(yaml).orElseThrow(() -> new IllegalStateException("no knob " + yaml + " in " + type.getSimpleName()));
-        Class<?> expected = boxed(key.type());
-        if (value != null && !expected.isInstance(value)) {
-            throw new IllegalStateException(yaml + " takes " + key.type().getSimpleName() + ", not " + value.getClass().getSimpleName());
+    /** Checks that {@code value} fits the component named {@code name}, so that a builder's setter cannot name the wrong one. */
+    void check(String name, Object value) {
+        Key<R> leaf = null;
+        for (Key<R> each : leaves) {
+            if (each.name().equals(name)) leaf = each;
+        }
+        if (leaf == null) throw new IllegalStateException("no component " + name + " in " + type.getSimpleName());
+        if (value != null && !boxed(leaf.type()).isInstance(value)) {
+            throw new IllegalStateException(name + " takes " + leaf.type().getSimpleName() + ", not " + value.getClass().getSimpleName());
         }
     }
 

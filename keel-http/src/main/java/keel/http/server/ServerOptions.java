@@ -12,13 +12,13 @@ import keel.http.execution.VirtualScheduler;
 import keel.http.router.RouteSettings;
 import keel.http.ws.WsOptions;
 
+import static keel.http.config.ConfigValues.notNegative;
 import static keel.http.config.ConfigValues.positive;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -29,7 +29,7 @@ import java.util.Objects;
  *
  * @param webSocket the limits and timeouts of WebSocket sessions (nio transport; see {@link WsOptions})
  * @param routes    settings of declared routes (execution, limit, deadline, body limit), applied in
- *                  order over the code's when the server starts ({@link RouteSettings})
+ *                  order over the code's when the server starts ({@link RouteSettings}; null: none)
  */
 public record ServerOptions(
         @Knob(key = "server.host", flag = "--host", value = "0.0.0.0", doc = "the address to bind")
@@ -62,18 +62,27 @@ public record ServerOptions(
     public static final KnobTable<ServerOptions> KNOBS = KnobTable.of(ServerOptions.class, ServerOptions::of);
 
     private static ServerOptions of(KnobTable.Values v) {
-        return new ServerOptions(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(),
-                new Limits(v.next(), v.next(), v.next(), v.next(), v.next()),
-                new Timeouts(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next()),
-                new Pools(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next()),
-                new WaterMarks(v.next(), v.next()),
-                new Guard(v.next(), v.next(), v.next(), v.next()),
+        return new ServerOptions(v.get("server.host"), v.get("server.port"), v.get("server.transport"), v.get("server.execution"),
+                v.get("server.threads"), v.get("server.native-io"),
+                new Limits(v.get("server.backlog"), v.get("server.max-connections"), v.get("limits.max-head-size"),
+                        v.get("limits.max-header-count"), v.get("limits.max-body-size")),
+                new Timeouts(v.get("timeouts.head-read"), v.get("timeouts.idle"), v.get("timeouts.write-stall"), v.get("timeouts.stream-stall"),
+                        v.get("timeouts.body-min-rate"), v.get("timeouts.body-rate-window"), v.get("timeouts.linger-drain"),
+                        v.get("timeouts.health-grace"), v.get("timeouts.grace"), v.get("timeouts.handler-deadline")),
+                new Pools(v.get("server.loops"), v.get("server.loop-turn-budget"), v.get("worker-pool.threads"), v.get("worker-pool.queue"),
+                        v.get("virtual-threads.max-concurrent"), v.get("virtual-threads.scheduler"), v.get("blocking.platform-threads"),
+                        v.get("blocking.queue"), v.get("server.loop-task-queue"), v.get("server.pipeline-run")),
+                new WaterMarks(v.get("write.high-water-mark"), v.get("write.low-water-mark")),
+                new Guard(v.get("guard.enabled"), v.get("guard.lag-probe-interval"), v.get("guard.blocked-threshold"), v.get("guard.on-blocked")),
                 WsOptions.of(v),
-                new Tls(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next()),
-                new Compression(v.next(), v.next(), v.next(), v.next()),
-                v.next(), v.next(),
-                new Logging(v.next(), v.next(), v.next(), v.next(), v.next()),
-                v.next());
+                new Tls(v.get("server.tls.certificate"), v.get("server.tls.key"), v.get("server.tls.keystore"), v.get("server.tls.keystore-password"),
+                        v.get("server.tls.protocols"), v.get("server.tls.handshake-timeout"), v.get("server.tls.client-auth"),
+                        v.get("server.tls.client-trust")),
+                new Compression(v.get("compression.enabled"), v.get("compression.min-size"), v.get("compression.level"), v.get("compression.types")),
+                v.get("server.warmup"), v.get("server.warmup-requests"),
+                new Logging(v.get("log.format"), v.get("log.access"), v.get("log.access-file"), v.get("log.access-queue"),
+                        v.get("log.access-file-drop-behind")),
+                v.get("routes"));
     }
 
     public ServerOptions {
@@ -86,7 +95,7 @@ public record ServerOptions(
         Objects.requireNonNull(tls, "tls");
         Objects.requireNonNull(compression, "compression");
         Objects.requireNonNull(logging, "logging");
-        routes = List.copyOf(routes);
+        routes = routes == null ? List.of() : List.copyOf(routes);
         if (port < 0 || port > 65_535) throw new IllegalArgumentException("port must be in 0..65535: " + port);
         if (warmupRequests < 1) throw new IllegalArgumentException("warmupRequests must be at least 1: " + warmupRequests);
     }
@@ -153,16 +162,13 @@ public record ServerOptions(
             positive("head-read", headRead);
             positive("idle", idle);
             positive("write-stall", writeStall);
-            Objects.requireNonNull(streamStall, "stream-stall");
-            if (streamStall.isNegative()) throw new IllegalArgumentException("stream-stall must be >= 0: " + streamStall);
+            notNegative("stream-stall", streamStall);
             if (bodyMinRate < 0 || bodyMinRate > 1 << 30) throw new IllegalArgumentException("timeouts.body-min-rate must be in 0..1073741824 bytes/s");
             positive("body-rate-window", bodyRateWindow);
             positive("linger-drain", lingerDrain);
-            Objects.requireNonNull(healthGrace, "health-grace");
-            if (healthGrace.isNegative()) throw new IllegalArgumentException("health-grace must be >= 0: " + healthGrace);
+            notNegative("health-grace", healthGrace);
             Objects.requireNonNull(grace, "grace");
-            Objects.requireNonNull(handlerDeadline, "handler-deadline");
-            if (handlerDeadline.isNegative()) throw new IllegalArgumentException("handler-deadline must be >= 0: " + handlerDeadline);
+            notNegative("handler-deadline", handlerDeadline);
         }
     }
 
@@ -414,7 +420,7 @@ public record ServerOptions(
     }
 
     public Builder toBuilder() {
-        Builder builder = new Builder().fromOptions(this);
+        Builder builder = new Builder().from(this);
         builder.routes.addAll(routes);
         return builder;
     }
@@ -425,11 +431,6 @@ public record ServerOptions(
 
         private Builder() {
             super(KNOBS);
-        }
-
-        /** {@link KnobBuilder#from}, which is protected in another package: {@link #toBuilder} calls it through here. */
-        private Builder fromOptions(ServerOptions options) {
-            return from(options);
         }
 
         public Builder host(String host) { return set("server.host", host); }
@@ -504,8 +505,10 @@ public record ServerOptions(
         /** Drops every route setting added so far. */
         public Builder clearRoutes() { this.routes.clear(); return this; }
 
+        @Override
         public ServerOptions build() {
-            return build(Map.of("routes", routes));
+            set("routes", routes);
+            return super.build();
         }
     }
 }

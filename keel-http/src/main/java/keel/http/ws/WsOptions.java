@@ -4,8 +4,10 @@ import keel.http.config.Knob;
 import keel.http.config.Knob.As;
 import keel.http.config.KnobTable;
 
+import static keel.http.config.ConfigValues.notNegative;
+import static keel.http.config.ConfigValues.positive;
+
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * The WebSocket knobs of a server ({@code websocket.*} keys) or a client. With compression and context
@@ -45,7 +47,9 @@ public record WsOptions(
 
     /** These options from a knob table's values (a server's table holds them too). */
     public static WsOptions of(KnobTable.Values v) {
-        return new WsOptions(v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next(), v.next());
+        return new WsOptions(v.get("websocket.max-frame-size"), v.get("websocket.max-message-size"), v.get("websocket.max-queued-output"),
+                v.get("websocket.close-timeout"), v.get("websocket.idle-timeout"), v.get("websocket.ping-interval"),
+                v.get("websocket.compression"), v.get("websocket.context-takeover"), v.get("websocket.compression-level"));
     }
 
     public WsOptions {
@@ -54,8 +58,7 @@ public record WsOptions(
         if (maxQueuedOutput < 1) throw new IllegalArgumentException("websocket.max-queued-output must be >= 1: " + maxQueuedOutput);
         positive("websocket.close-timeout", closeTimeout);
         positive("websocket.idle-timeout", idleTimeout);
-        Objects.requireNonNull(pingInterval, "websocket.ping-interval");
-        if (pingInterval.isNegative()) throw new IllegalArgumentException("websocket.ping-interval must be >= 0: " + pingInterval);
+        notNegative("websocket.ping-interval", pingInterval);
         if (compressionLevel < 1 || compressionLevel > 9) {
             throw new IllegalArgumentException("websocket.compression-level must be in 1..9: " + compressionLevel);
         }
@@ -82,10 +85,5 @@ public record WsOptions(
     public WsOptions withCompressionLevel(int level) {
         return new WsOptions(maxFrameSize, maxMessageSize, maxQueuedOutput, closeTimeout, idleTimeout, pingInterval, compression,
                 contextTakeover, level);
-    }
-
-    private static void positive(String name, Duration value) {
-        Objects.requireNonNull(value, name);
-        if (value.isNegative() || value.isZero()) throw new IllegalArgumentException(name + " must be > 0: " + value);
     }
 }
