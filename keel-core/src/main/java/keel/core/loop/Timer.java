@@ -29,7 +29,8 @@ public final class Timer implements Comparable<Timer> {
         return task == null;
     }
 
-    long deadlineNanos() {
+    /** When it fires: the time of the loop's clock it was scheduled at. */
+    public long deadlineNanos() {
         return deadlineNanos;
     }
 

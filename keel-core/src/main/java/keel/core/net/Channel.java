@@ -28,14 +28,20 @@ import javax.net.ssl.SSLSession;
  * one deadline, the lingering close, and (with an {@link SSLEngine}) TLS, which protocols never see.
  *
  * <pre>
- *   CONNECTING ──connected──┐
- *                           ▼
- *   accepted ──────► (HANDSHAKING, over TLS) ──► OPEN ──closeAfterFlush──► CLOSING ──output written
- *                                                 │                           │      (close_notify)──┐
- *                                                 └──closeLingering───────────┴──────────────────────┤
- *                                                                                                    ▼
- *   any ──close(), I/O error, handshake failure, stalled write──► CLOSED ◄──peer's FIN, bound, time── LINGERING
+ *                  ┌─────────────────── plain ──────────────────┐
+ *                  │                                            ▼
+ *   CONNECTING ──connected──► HANDSHAKING ──handshake done──► OPEN ──closeAfterFlush──► CLOSING
+ *   (accept():         (TLS)       │                            │                          │ output written
+ *    connected at once)            └──────closeLingering────────┴──────closeLingering──────┤ (and close_notify)
+ *                                                                                          ▼
+ *                                                                                      LINGERING
+ *                                                                                          │ peer's FIN, byte bound, drain time
+ *   any ──close(), I/O error, handshake failure, stalled write──► CLOSED ◄─────────────────┘
  * </pre>
+ *
+ * <p>The state changes in one method ({@code moveTo}), on the loop, along these edges. What one state
+ * alone uses lives with it: the handshake and its deadline in the TLS layer, the drain and its
+ * deadline in the {@link LingeringDrain}.
  *
  * <p>Reading: input goes to the protocol's {@link Protocol#onInput} while the channel is open, the
  * protocol has not paused it, and queued output is under the high water mark (a peer that does not
@@ -93,7 +99,27 @@ public final class Channel implements IoHandler {
         }
     }
 
-    private enum State { CONNECTING, HANDSHAKING, OPEN, CLOSING, LINGERING, CLOSED }
+    private enum State {
+        CONNECTING, HANDSHAKING, OPEN, CLOSING, LINGERING, CLOSED;
+
+        /** Whether the channel may move to this state from {@code from} (the diagram above). */
+        boolean follows(State from) {
+            return switch (this) {
+                case CONNECTING -> false; // where every channel starts
+                case HANDSHAKING -> from == CONNECTING;
+                case OPEN -> from == CONNECTING || from == HANDSHAKING;
+                case CLOSING -> from == OPEN;
+                case LINGERING -> from == HANDSHAKING || from == OPEN || from == CLOSING;
+                case CLOSED -> from != CLOSED;
+            };
+        }
+    }
+
+    /**
+     * How far the end of input (the peer's FIN, or TLS {@code close_notify}) has come: once read, the
+     * protocol hears of it after the input before it, and never while it has paused input.
+     */
+    private enum InputEnd { NOT_YET, UNREPORTED, REPORTED }
 
     private final EventLoop loop;
     private final SocketChannel socket;
@@ -103,41 +129,38 @@ public final class Channel implements IoHandler {
     private final WriteQueue out;
     private final TlsLayer tls;
     private final Consumer<Channel> whenClosed;
-    private Protocol protocol;
-    private Poller.Registration registration;
-    private State state;
-    private ByteBuffer in;
-    private boolean inputPaused;
-    private boolean inputEnded;
-    /** The protocol has heard of the end of input. */
-    private boolean endReported;
-    private boolean writable = true;
-    private boolean delivering;
-    private boolean deliverAgain;
-    /** True while a write-ready event flushes: the protocol hears of the flush from that event. */
-    private boolean inWriteEvent;
-    private boolean writableNoticeQueued;
-    private boolean flushQueued;
     private final Runnable flushQueuedOutput = () -> {
         flushQueued = false;
         flush();
     };
-    /** True while the protocol reads {@link #in} (read mode). */
+    private Protocol protocol;
+    private Poller.Registration registration;
+    private State state = State.CONNECTING;
+    /** Set as the channel starts lingering. */
+    private LingeringDrain lingering;
+    private ByteBuffer in;
+    /**
+     * True while the protocol reads {@link #in} (read mode), inside its {@link Protocol#onInput}: a call
+     * it makes then that asks for input reads and delivers nothing; {@link #deliver} sees to it when
+     * onInput returns.
+     */
     private boolean inputFlipped;
+    private boolean inputPaused;
+    private InputEnd inputEnd = InputEnd.NOT_YET;
+    private boolean writable = true;
+    /** A task is queued to tell the protocol that output fell under the low water mark / to flush: one of each at a time. */
+    private boolean writableNoticeQueued;
+    private boolean flushQueued;
     private long bytesWritten;
     /** The protocol's deadline, or {@link #NONE}, and how long it was set for. */
     private long deadline = NONE;
     private long deadlineNanos;
     /** While output waits: when it last moved (or started waiting). */
     private long lastWriteProgress = NONE;
-    /** Of a TLS handshake or a lingering close. */
-    private long stateDeadline = NONE;
     private Timer timer;
-    private long timerAt;
-    private LingeringDrain lingering;
 
     private Channel(EventLoop loop, SocketChannel socket, Settings settings, SSLEngine engine, Protocol protocol,
-                    Consumer<Channel> whenClosed, State state) {
+                    Consumer<Channel> whenClosed) {
         this.loop = loop;
         this.socket = socket;
         this.io = new SocketIo(socket, settings.nativeIo());
@@ -146,7 +169,6 @@ public final class Channel implements IoHandler {
         this.tls = engine == null ? null : new TlsLayer(this, engine, settings.tlsBuffers());
         this.protocol = protocol;
         this.whenClosed = whenClosed;
-        this.state = state;
     }
 
     /**
@@ -156,13 +178,11 @@ public final class Channel implements IoHandler {
      */
     public static Channel accept(SocketChannel socket, EventLoop loop, Settings settings, SSLEngine engine,
                                  Protocol protocol, Consumer<Channel> whenClosed) {
-        Channel channel = new Channel(loop, socket, settings, engine, protocol, whenClosed,
-                engine == null ? State.OPEN : State.HANDSHAKING);
+        Channel channel = new Channel(loop, socket, settings, engine, protocol, whenClosed);
         protocol.onAttach(channel);
         try {
             channel.registration = loop.register(socket, 0, channel);
-            if (engine == null) channel.open();
-            else channel.tls.begin();
+            channel.onConnected();
         } catch (IOException | RuntimeException e) {
             channel.closeWith(e); // the caller sees it closed
         }
@@ -183,7 +203,7 @@ public final class Channel implements IoHandler {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open a socket", e);
         }
-        Channel channel = new Channel(loop, socket, settings, engine, protocol, whenClosed, State.CONNECTING);
+        Channel channel = new Channel(loop, socket, settings, engine, protocol, whenClosed);
         protocol.onAttach(channel);
         try {
             socket.configureBlocking(false);
@@ -212,8 +232,12 @@ public final class Channel implements IoHandler {
         return out;
     }
 
-    /** Hands the channel to {@code next} (an upgrade): it is attached and opened now and gets the input not consumed yet. */
+    /**
+     * Hands the channel to {@code next} (an upgrade): it is attached and opened now and gets the input
+     * not consumed yet (when the current {@link Protocol#onInput} returns, when inside it).
+     */
     public void switchTo(Protocol next) {
+        assert loop.inEventLoop();
         protocol = next;
         deadline = NONE;
         next.onAttach(this);
@@ -228,16 +252,18 @@ public final class Channel implements IoHandler {
      * input, when it comes meanwhile, reaches the protocol after it resumes.
      */
     public void pauseInput() {
+        assert loop.inEventLoop();
         inputPaused = true;
     }
 
-    /** Offers buffered input again (after the current {@link Protocol#onInput} returns, when inside it), then reads on. */
+    /**
+     * Offers buffered input again, then reads on. Inside {@link Protocol#onInput} it only lifts the
+     * pause: the protocol reads on from the buffer it holds.
+     */
     public void resumeInput() {
+        assert loop.inEventLoop();
         inputPaused = false;
-        if (delivering) {
-            deliverAgain = true;
-            return;
-        }
+        if (inputFlipped) return;
         deliver();
         if (endOfTlsInput()) return;
         flush();
@@ -248,16 +274,18 @@ public final class Channel implements IoHandler {
      * only once it has taken the input before it and wants more (not while a handler runs).
      */
     private boolean endOfTlsInput() {
-        if (tls == null || !tls.isInboundDone() || inputEnded || inputPaused || state != State.OPEN || hasBufferedInput()) return false;
+        if (tls == null || !tls.isInboundDone() || inputEnd != InputEnd.NOT_YET || inputPaused || state != State.OPEN || hasBufferedInput()) return false;
         onEndOfInput();
         return true;
     }
 
     /**
      * Reads what has arrived now, without waiting for the poller to report it (a pooled connection
-     * checked before reuse sees a FIN or stray bytes here); false when the channel is no longer open.
+     * checked before reuse sees a FIN or stray bytes here; from inside the protocol's onInput it reads
+     * nothing); false when the channel is no longer open.
      */
     public boolean readNow() {
+        assert loop.inEventLoop();
         if (state != State.OPEN) return false;
         try {
             onReadable();
@@ -292,6 +320,7 @@ public final class Channel implements IoHandler {
 
     /** Sets the protocol's deadline {@code nanos} from now, as the loop last read its clock ({@link Protocol#onDeadline} when it passes). */
     public void deadlineAfter(long nanos) {
+        assert loop.inEventLoop();
         deadlineNanos = nanos;
         // From the time the loop took up this channel or task (it read its clock then): a deadline of
         // seconds needs no clock read of its own, which an off-loop request would pay twice.
@@ -300,6 +329,7 @@ public final class Channel implements IoHandler {
     }
 
     public void clearDeadline() {
+        assert loop.inEventLoop();
         deadline = NONE;
     }
 
@@ -308,15 +338,21 @@ public final class Channel implements IoHandler {
      * between the water marks) and interest. A failure closes the channel.
      */
     public void flush() {
-        if (state != State.OPEN && state != State.CLOSING) return;
+        assert loop.inEventLoop();
+        if (writeQueued()) noticeWritableLater();
+    }
+
+    /** {@link #flush}'s writing; true when output fell under the low water mark (the caller tells the protocol). */
+    private boolean writeQueued() {
+        if (state != State.OPEN && state != State.CLOSING) return false;
         try {
             if (tls == null) writePlain();
             else tls.flush();
         } catch (IOException | RuntimeException e) {
             closeWith(e);
-            return;
+            return false;
         }
-        afterWrite();
+        return afterWrite();
     }
 
     /**
@@ -324,6 +360,7 @@ public final class Channel implements IoHandler {
      * each) leave in one write. At once when the loop cannot take the task.
      */
     public void flushSoon() {
+        assert loop.inEventLoop();
         if (flushQueued) return;
         try {
             loop.execute(flushQueuedOutput);
@@ -354,8 +391,7 @@ public final class Channel implements IoHandler {
      */
     public void closeAfterFlush() {
         if (state == State.OPEN) {
-            state = State.CLOSING;
-            inputPaused = true;
+            moveTo(State.CLOSING); // input is offered no more
             flush();
         } else if (state == State.HANDSHAKING || state == State.CONNECTING) {
             close();
@@ -387,7 +423,7 @@ public final class Channel implements IoHandler {
     /** Closes with {@code cause} reported to the protocol (null: an orderly close). */
     public void closeWith(Throwable cause) {
         if (state == State.CLOSED) return;
-        state = State.CLOSED;
+        moveTo(State.CLOSED);
         if (timer != null) timer.cancel();
         if (registration != null) registration.cancel();
         try {
@@ -396,7 +432,7 @@ public final class Channel implements IoHandler {
             LOG.debug("close_failed", "cause", e);
         }
         out.clear();
-        if (!delivering) releaseInput();
+        if (!inputFlipped) releaseInput(); // otherwise the protocol still reads it: released when onInput returns
         if (tls != null) tls.release();
         try {
             protocol.onClosed(this, cause);
@@ -452,20 +488,21 @@ public final class Channel implements IoHandler {
         closeWith(new IOException("event loop " + loop.name() + " stopped"));
     }
 
+    /** Connected, or accepted: open now, or once the TLS handshake, bounded in time, is done. */
     private void onConnected() throws IOException {
         if (tls == null) {
-            state = State.OPEN;
             open();
-        } else {
-            state = State.HANDSHAKING;
-            tls.begin();
+            return;
         }
+        moveTo(State.HANDSHAKING);
+        long handshakeDeadline = loop.nanoTime() + settings.handshakeTimeout().toNanos();
+        armTimer(handshakeDeadline);
+        tls.begin(handshakeDeadline);
     }
 
     /** Connected and, over TLS, handshaken: the protocol may speak. Called by the TLS layer too. */
     void open() {
-        state = State.OPEN;
-        stateDeadline = NONE;
+        moveTo(State.OPEN);
         protocol.onOpen(this);
         if (state != State.OPEN) return;
         deliver(); // bytes that came with the end of a handshake
@@ -475,12 +512,7 @@ public final class Channel implements IoHandler {
     }
 
     private void onWritable() {
-        inWriteEvent = true;
-        try {
-            flush();
-        } finally {
-            inWriteEvent = false;
-        }
+        writeQueued(); // the protocol hears of it now, whether output fell under the low water mark or not
         if (state == State.OPEN || state == State.CLOSING) protocol.onWritten(this);
     }
 
@@ -510,9 +542,10 @@ public final class Channel implements IoHandler {
             return;
         }
         // Reached from inside the protocol's onInput (through readNow, as a pooled client connection's
-        // check can be), the plain input buffer is flipped: a read would land in [position, limit),
-        // over bytes the protocol has not read yet. The poller reports the socket again after onInput.
-        if (state != State.OPEN || (inputFlipped && tls == null) || !wantsInput()) return;
+        // check can be), nothing is read: the plain input buffer is flipped (a read would land over
+        // bytes the protocol has not read yet), and nothing read could be offered before onInput
+        // returns. The poller reports the socket again after onInput.
+        if (state != State.OPEN || inputFlipped || !wantsInput()) return;
         int n;
         if (tls == null) {
             if (in == null) in = settings.buffers().acquire();
@@ -532,49 +565,36 @@ public final class Channel implements IoHandler {
         flush();
     }
 
-    /** The peer ended its output (called by the TLS layer for {@code close_notify} too). */
-    void onEndOfInput() {
-        inputEnded = true;
+    /** The peer ended its output (a FIN, or TLS {@code close_notify}). */
+    private void onEndOfInput() {
+        inputEnd = InputEnd.UNREPORTED;
         deliver(); // what was buffered before the end, then the end itself
         flush();
     }
 
     /**
-     * Offers buffered input to the protocol until it stops consuming. Never re-entered: a protocol
-     * that asks for input from inside {@code onInput} is served when it returns.
+     * Offers buffered input to the protocol until it stops consuming, then the end of input when it is
+     * due. Never entered from inside {@code onInput}: a protocol's call there that asks for input only
+     * records it, and what it has not seen is offered when onInput returns: records opened into the
+     * room it made, or all of it to a protocol switched to.
      */
     private void deliver() {
-        if (delivering) {
-            deliverAgain = true;
-            return;
+        assert !inputFlipped : "input offered from inside onInput";
+        if (tls != null) tls.decrypt();
+        while (in != null && in.position() > 0 && state == State.OPEN && !inputPaused) {
+            Protocol reader = protocol;
+            in.flip();
+            inputFlipped = true;
+            try {
+                reader.onInput(this, in);
+            } finally {
+                inputFlipped = false;
+                compactInput();
+            }
+            if (protocol == reader && (tls == null || !tls.decrypt())) break;
         }
-        delivering = true;
-        try {
-            boolean again;
-            do {
-                deliverAgain = false;
-                boolean decrypted = tls != null && tls.decrypt();
-                again = false;
-                if (in != null && in.position() > 0 && state == State.OPEN && !inputPaused) {
-                    int before = in.position();
-                    in.flip();
-                    inputFlipped = true;
-                    try {
-                        protocol.onInput(this, in);
-                    } finally {
-                        inputFlipped = false;
-                        compactInput();
-                    }
-                    boolean consumed = in == null || in.position() < before;
-                    again = decrypted && consumed;
-                }
-                again |= deliverAgain;
-            } while (again && state == State.OPEN && !inputPaused);
-        } finally {
-            delivering = false;
-        }
-        if (inputEnded && !endReported && !inputPaused && state == State.OPEN) {
-            endReported = true; // once, after the input before it, and never while the protocol has paused
+        if (inputEnd == InputEnd.UNREPORTED && !inputPaused && state == State.OPEN) {
+            inputEnd = InputEnd.REPORTED;
             protocol.onEndOfInput(this);
         }
     }
@@ -610,7 +630,7 @@ public final class Channel implements IoHandler {
     private boolean wantsInput() {
         // While the protocol reads it (flipped), the buffer has room when its bytes do not fill it.
         boolean room = tls != null ? tls.canRead() : in == null || (inputFlipped ? in.remaining() < in.capacity() : in.hasRemaining());
-        return room && !inputEnded && (settings.readsWhileBacklogged() || isWritable());
+        return room && inputEnd == InputEnd.NOT_YET && (settings.readsWhileBacklogged() || isWritable());
     }
 
     // ---- writing and closing ---------------------------------------------------------------------
@@ -642,12 +662,12 @@ public final class Channel implements IoHandler {
         return out.pendingBytes() + (tls == null ? 0 : tls.pendingBytes());
     }
 
-    private void afterWrite() {
+    /** Writability, the stall and idle clocks, a closing channel's next step, interest; true when output fell under the low water mark. */
+    private boolean afterWrite() {
         long pending = pendingOutput();
-        if (!writable && pending <= settings.lowWaterMark()) {
-            writable = true;
-            if (!inWriteEvent) noticeWritableLater();
-        } else if (writable && pending >= settings.highWaterMark()) writable = false;
+        boolean writableAgain = !writable && pending <= settings.lowWaterMark();
+        if (writableAgain) writable = true;
+        else if (writable && pending >= settings.highWaterMark()) writable = false;
         if (pending == 0 && lastWriteProgress != NONE) {
             lastWriteProgress = NONE;
             // The protocol's wait starts again now that its output is out (a response that took long to
@@ -657,7 +677,7 @@ public final class Channel implements IoHandler {
         if (pending == 0 && state == State.CLOSING) {
             if (tls == null || tls.closeOutbound()) {
                 startLingering();
-                return;
+                return false;
             }
             pending = pendingOutput(); // close_notify waits for the socket: bounded like any write
         }
@@ -668,32 +688,33 @@ public final class Channel implements IoHandler {
             armTimer(effectiveDeadline());
         }
         updateInterest();
+        return writableAgain;
     }
 
+    /** Shuts down output and drains input, bounded in bytes and time; a peer that ended its output already is closed at once. */
     private void startLingering() {
-        if (state == State.LINGERING || state == State.CLOSED) return;
-        state = State.LINGERING;
-        if (!delivering) releaseInput(); // otherwise the protocol still reads it: released when onInput returns
-        if (tls != null) tls.releaseInput();
+        if (inputEnd != InputEnd.NOT_YET) {
+            close();
+            return;
+        }
         try {
-            lingering = LingeringDrain.start(socket);
+            lingering = LingeringDrain.start(socket, loop.nanoTime() + settings.lingerDrain().toNanos());
         } catch (IOException e) {
             close();
             return;
         }
-        if (inputEnded) {
-            close();
-            return;
-        }
-        stateDeadline = loop.nanoTime() + settings.lingerDrain().toNanos();
-        armTimer(stateDeadline);
+        moveTo(State.LINGERING);
+        if (!inputFlipped) releaseInput(); // otherwise the protocol still reads it: released when onInput returns
+        if (tls != null) tls.releaseInput();
+        armTimer(lingering.deadline());
         updateInterest();
     }
 
-    /** The TLS layer's handshake is bounded from now on. */
-    void startHandshakeTimer() {
-        stateDeadline = loop.nanoTime() + settings.handshakeTimeout().toNanos();
-        armTimer(stateDeadline);
+    /** The one place the state changes: on the channel's loop, along the diagram's edges. */
+    private void moveTo(State next) {
+        assert loop.inEventLoop() : "channel state changed off its loop: " + next;
+        assert next.follows(state) : "channel: " + state + " -> " + next;
+        state = next;
     }
 
     void updateInterest() {
@@ -731,7 +752,8 @@ public final class Channel implements IoHandler {
 
     private long effectiveDeadline() {
         return switch (state) {
-            case HANDSHAKING, LINGERING -> stateDeadline;
+            case HANDSHAKING -> tls.handshakeDeadline();
+            case LINGERING -> lingering.deadline();
             case CLOSED -> NONE;
             case CLOSING -> writeStallDeadline();
             case CONNECTING, OPEN -> {
@@ -752,10 +774,9 @@ public final class Channel implements IoHandler {
     private void armTimer(long at) {
         if (at == NONE || state == State.CLOSED) return;
         if (timer != null) {
-            if (timerAt - at <= 0) return;
+            if (timer.deadlineNanos() - at <= 0) return;
             timer.cancel();
         }
-        timerAt = at;
         timer = loop.scheduleAt(at, this::onTimer);
     }
 

@@ -21,12 +21,22 @@ public final class LingeringDrain {
     /** Input a lingering close reads and drops before it gives up waiting for the peer's FIN. */
     public static final long MAX_DRAIN_BYTES = 1 << 20;
 
+    /** When the drain gives up, a time of {@link System#nanoTime}'s clock (or of the caller's loop). */
+    private final long deadline;
     private long drained;
 
-    /** Shuts down output; the drain starts. The caller bounds it in time (its event loop's timer). */
-    public static LingeringDrain start(SocketChannel channel) throws IOException {
+    private LingeringDrain(long deadline) {
+        this.deadline = deadline;
+    }
+
+    /** Shuts down output; the drain starts. The caller's timer ends it at {@code deadline} (a time of its event loop's clock). */
+    public static LingeringDrain start(SocketChannel channel, long deadline) throws IOException {
         channel.shutdownOutput();
-        return new LingeringDrain();
+        return new LingeringDrain(deadline);
+    }
+
+    long deadline() {
+        return deadline;
     }
 
     /**
@@ -42,11 +52,10 @@ public final class LingeringDrain {
             throws IOException {
         output.shutdownOutput();
         InputStream input = tcp.getInputStream();
-        long deadline = System.nanoTime() + timeoutNanos;
-        LingeringDrain drain = new LingeringDrain();
+        LingeringDrain drain = new LingeringDrain(System.nanoTime() + timeoutNanos);
         try {
             while (true) {
-                long left = deadline - System.nanoTime();
+                long left = drain.deadline - System.nanoTime();
                 if (left <= 0) return false;
                 tcp.setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
                 int n = input.read(scratch);

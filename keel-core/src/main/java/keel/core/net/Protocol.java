@@ -10,8 +10,9 @@ import java.nio.ByteBuffer;
  * {@link Channel#switchTo}.
  *
  * <p>Every method runs on the channel's event loop, never re-entered: the channel calls a protocol
- * only from its own events (readiness, its timer, a switch), and a protocol that asks for more input
- * from inside {@link #onInput} ({@link Channel#resumeInput}) gets it after it returns.
+ * only from its own events (readiness, its timer, a switch). Inside {@link #onInput}, a protocol that
+ * resumes its input ({@link Channel#resumeInput}) reads on from the buffer it holds; one switched to
+ * there ({@link Channel#switchTo}) is offered the rest when onInput returns.
  */
 public interface Protocol {
     /** This protocol took the channel (it was created, or switched to): keep it, set a deadline. */

@@ -48,6 +48,8 @@ final class TlsLayer {
     private boolean firstRead = true;
     private boolean inboundDone;
     private boolean outboundClosed;
+    /** When the handshake must be done, a time of the loop's clock. */
+    private long handshakeDeadline;
     /** Plain text sealed into {@code netOut} and not yet written: it counts as written once its records have left. */
     private long sealedNotSent;
 
@@ -64,10 +66,15 @@ final class TlsLayer {
 
     // ---- handshake -------------------------------------------------------------------------------
 
-    void begin() throws IOException {
-        channel.startHandshakeTimer();
+    /** Starts the handshake, which the channel ends as failed at {@code deadline}. */
+    void begin(long deadline) throws IOException {
+        handshakeDeadline = deadline;
         engine.beginHandshake();
         handshake();
+    }
+
+    long handshakeDeadline() {
+        return handshakeDeadline;
     }
 
     /** Moves the handshake on as far as it goes without waiting; opens the channel when it is done. */
