@@ -3,6 +3,7 @@ package keel.http.server;
 import keel.core.guard.LagProbe;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
+import keel.core.loop.LoopGroup;
 import keel.core.startup.StartupTimeline;
 import keel.http.Execution;
 import keel.http.accesslog.AccessLog;
@@ -17,6 +18,11 @@ import keel.http.execution.carriers.VirtualCarriers;
 import keel.http.router.Route;
 import keel.http.router.RouteTable;
 import keel.http.router.Router;
+import keel.http.server.blocking.BlockingServer;
+import keel.http.server.exchange.Listener;
+import keel.http.server.exchange.ServerContext;
+import keel.http.server.exchange.Timeouts;
+import keel.http.server.nio.NioServer;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -24,7 +30,13 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An HTTP/1.1 server: a transport ({@code nio} or {@code blocking}) in front of a frozen route table.
@@ -39,37 +51,11 @@ import java.util.concurrent.ThreadFactory;
 public final class HttpServer implements AutoCloseable {
     private static final Log LOG = Log.of(HttpServer.class);
 
-    /** What each transport runs: the bound socket and its connections. */
-    interface Listener {
-        /** Binds the port and starts accepting; called last, when everything else is ready. */
-        void open() throws IOException;
-
-        InetSocketAddress address() throws IOException;
-
-        int openConnections();
-
-        default List<EventLoop> loops() {
-            return List.of();
-        }
-
-        default List<LagProbe> lagProbes() {
-            return List.of();
-        }
-
-        default long blockedLoopEvents() {
-            return 0;
-        }
-
-        default long blockedLoopEvents(Route route) {
-            return 0;
-        }
-
-        void stop(Duration grace) throws IOException;
-    }
-
     private final ServerOptions options;
     private final Dispatcher dispatcher;
     private final Listener transport;
+    /** The guard of the nio transport's loops; null when it is off or on the blocking transport. */
+    private LoopGuard guard;
     /** Null when the access log is off. */
     private final AccessLog accessLog;
     private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
@@ -106,12 +92,10 @@ public final class HttpServer implements AutoCloseable {
             if (accessLog != null) accessLog.close();
             throw e;
         }
-        ServerContext context = new ServerContext(options, dispatcher, observer, tls, accessLog);
+        ServerContext context = ServerContext.of(exchangeSettings(options), dispatcher, observer, observer != ServerObserver.NONE, tls, accessLog);
         try {
-            this.transport = switch (options.transport()) {
-                case NIO -> new NioServer(context);
-                case BLOCKING -> new BlockingServer(context);
-            };
+            this.transport = transport(context, observer);
+            if (options.warmup()) transport.prepare();
             // The observer (metrics) is ready before the port opens, so the first request pays for nothing.
             observer.onStart(this);
             if (timed) StartupTimeline.mark("server: " + options.transport().word() + " transport" + (options.warmup() ? ", buffers filled" : ""));
@@ -122,6 +106,41 @@ public final class HttpServer implements AutoCloseable {
             if (accessLog != null) accessLog.close();
             throw e;
         }
+    }
+
+    /** The server's options as the exchanges of both transports read them. */
+    private static ServerContext.Settings exchangeSettings(ServerOptions options) {
+        var limits = options.limits();
+        var t = options.timeouts();
+        return new ServerContext.Settings(new InetSocketAddress(options.host(), options.port()), limits.backlog(), limits.maxConnections(),
+                limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize(),
+                new Timeouts(t.headRead(), t.idle(), t.writeStall(), t.streamStall(), t.bodyMinRate(), t.bodyRateWindow(), t.lingerDrain()),
+                options.waterMarks().high(), options.waterMarks().low(), options.pools().pipelineRun(), options.nativeIo(), options.webSocket());
+    }
+
+    /**
+     * The transport the options ask for: event loops under the guard (nio), or a thread per connection
+     * from a bounded pool of platform threads or a virtual thread each (blocking).
+     */
+    private Listener transport(ServerContext context, ServerObserver observer) throws IOException {
+        ServerOptions.Pools pools = options.pools();
+        if (options.transport() == Transport.NIO) {
+            LoopGroup loops = new LoopGroup(pools.loops(), "keel-loop", pools.loopTurnBudget(), pools.loopTaskQueue());
+            if (options.guard().enabled()) guard = new LoopGuard(loops.loops(), options.guard(), dispatcher, observer);
+            return new NioServer(context, loops, guard == null ? () -> { } : guard::close);
+        }
+        ExecutorService threads = switch (options.threads()) {
+            case PLATFORM -> new ThreadPoolExecutor(pools.blockingThreads(), pools.blockingThreads(), 60, TimeUnit.SECONDS,
+                    new ArrayBlockingQueue<>(pools.blockingQueue()), platformThreads("keel-conn-"), new ThreadPoolExecutor.AbortPolicy());
+            case VIRTUAL -> Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("keel-conn-vt-", 0).factory());
+        };
+        return new BlockingServer(context, threads);
+    }
+
+    /** Daemon platform threads, named {@code prefix} and a number. */
+    private static ThreadFactory platformThreads(String prefix) {
+        AtomicInteger counter = new AtomicInteger();
+        return task -> Thread.ofPlatform().name(prefix + counter.getAndIncrement()).daemon(true).unstarted(task);
     }
 
     /**
@@ -236,12 +255,12 @@ public final class HttpServer implements AutoCloseable {
 
     /** One lag probe per event loop (empty when the guard is off or on the blocking transport). */
     public List<LagProbe> lagProbes() {
-        return transport.lagProbes();
+        return guard == null ? List.of() : guard.probes();
     }
 
     /** How many times the watchdog caught an event loop stuck. */
     public long blockedLoopEvents() {
-        return transport.blockedLoopEvents();
+        return guard == null ? 0 : guard.blockedEvents();
     }
 
     /**
@@ -275,7 +294,7 @@ public final class HttpServer implements AutoCloseable {
             var sources = new RouteInfo.Sources(offloaded ? RouteInfo.Source.GUARD : source(route, Route.Setting.EXECUTION),
                     source(route, Route.Setting.LIMIT), source(route, Route.Setting.DEADLINE), source(route, Route.Setting.MAX_BODY_SIZE));
             return new RouteInfo(route.method(), route.path(), declared, offloaded ? Execution.VIRTUAL_THREAD : declared,
-                    offloaded, transport.blockedLoopEvents(route), route.maxConcurrent(),
+                    offloaded, guard == null ? 0 : guard.blockedEvents(route), route.maxConcurrent(),
                     route.deadlineOr(options.timeouts().handlerDeadline()), route.maxBodySizeOr(options.limits().maxBodySize()), sources);
         }).toList();
     }

@@ -3,6 +3,8 @@ package keel.http.server;
 import keel.core.guard.BlockedLoop;
 import keel.core.net.ChannelObserver;
 import keel.http.execution.Rejection;
+import keel.http.server.exchange.ExchangeObserver;
+import keel.http.server.exchange.Wait;
 import keel.http.ws.WsObserver;
 
 /**
@@ -12,9 +14,11 @@ import keel.http.ws.WsObserver;
  *
  * <p>Its byte and TLS handshake methods come from {@link ChannelObserver}, whose package is exported to
  * keel.http only: another module overrides them here by name and never names {@code ChannelObserver}.
+ * The exchanges of both transports tell their events through {@link ExchangeObserver} (not exported
+ * either): the defaults here give each its reason and pass it on to {@link #onTimeout} or {@link #onDropped}.
  */
 @SuppressWarnings("exports")
-public interface ServerObserver extends ChannelObserver {
+public interface ServerObserver extends ExchangeObserver {
     ServerObserver NONE = new ServerObserver() {
     };
 
@@ -77,10 +81,12 @@ public interface ServerObserver extends ChannelObserver {
      * @param route the matched route's pattern ({@code /users/{id}}), or null when none matched
      * @param nanos from the request being parsed to the response being produced
      */
+    @Override
     default void onResponse(String method, String route, int status, long nanos) {
     }
 
     /** A 503 went (or goes) to a client, for {@code reason}. */
+    @Override
     default void onRejected(Rejection reason) {
     }
 
@@ -98,7 +104,37 @@ public interface ServerObserver extends ChannelObserver {
         onTimeout(Timeout.WRITE_STALLED);
     }
 
+    /** An exchange's wait ran out: {@link #onTimeout} with its reason. */
+    @Override
+    default void onExpired(Wait wait) {
+        onTimeout(switch (wait) {
+            case IDLE -> Timeout.IDLE;
+            case HEAD -> Timeout.HEAD_READ;
+            case BODY -> Timeout.BODY_STALLED;
+            case NONE, HANDLER, STREAM, WRITE, LINGER -> throw new IllegalArgumentException("an expired " + wait + " wait is no timeout of a client");
+        });
+    }
+
+    @Override
+    default void onBodyTooSlow() {
+        onTimeout(Timeout.BODY_TOO_SLOW);
+    }
+
+    /** An exchange cut a response short: {@link #onDropped} with its reason. */
+    @Override
+    default void onCut(Cut reason) {
+        onDropped(switch (reason) {
+            case LOOP_QUEUE_FULL -> Drop.LOOP_QUEUE_FULL;
+            case LOOP_STOPPED -> Drop.LOOP_STOPPED;
+            case RESPONSE_FAILED -> Drop.RESPONSE_FAILED;
+            case STREAM_FAILED -> Drop.STREAM_FAILED;
+            case STREAM_STALLED -> Drop.STREAM_STALLED;
+            case HANDOFF_REFUSED -> Drop.HANDOFF_REFUSED;
+        });
+    }
+
     /** What hears the server's WebSocket sessions; asked once, as the server starts. */
+    @Override
     default WsObserver webSockets() {
         return WsObserver.NONE;
     }

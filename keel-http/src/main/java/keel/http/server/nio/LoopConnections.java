@@ -1,9 +1,10 @@
-package keel.http.server;
+package keel.http.server.nio;
 
 import keel.core.buffer.BufferPool;
 import keel.core.loop.EventLoop;
 import keel.core.net.Channel;
 import keel.http.accesslog.AccessLines;
+import keel.http.server.exchange.ServerContext;
 import keel.http.ws.WsConnection;
 
 import java.util.ArrayList;

@@ -1,6 +1,5 @@
-package keel.http.server;
+package keel.http.server.nio;
 
-import keel.core.guard.LagProbe;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.loop.LoopGroup;
@@ -9,7 +8,9 @@ import keel.core.net.Channel;
 import keel.core.net.Protocol;
 import keel.http.execution.Rejection;
 import keel.http.execution.Responses;
-import keel.http.router.Route;
+import keel.http.server.exchange.ExchangeObserver;
+import keel.http.server.exchange.Listener;
+import keel.http.server.exchange.ServerContext;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -24,43 +25,47 @@ import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLEngine;
 
 /** The nio transport: an acceptor thread and a group of event loops that own the connections. */
-final class NioServer implements HttpServer.Listener {
+public final class NioServer implements Listener {
     private static final Log LOG = Log.of(NioServer.class);
 
     private final ServerContext context;
-    private final ServerOptions options;
+    private final ServerContext.Settings settings;
     private final LoopGroup loops;
+    /** Ends what watches the loops (the guard), before they stop. */
+    private final Runnable closeGuard;
     private final Map<EventLoop, LoopConnections> homes = new IdentityHashMap<>();
     private final OpenCount openConnections = new OpenCount();
     private final AtomicLong connectionIds = new AtomicLong();
     private Acceptor acceptor;
-    private final LoopGuard guard;
 
-    NioServer(ServerContext context) throws IOException {
+    /** Serves on {@code loops}, which it stops with itself; {@code closeGuard} ends what watches them, before they stop. */
+    public NioServer(ServerContext context, LoopGroup loops, Runnable closeGuard) {
         this.context = context;
-        this.options = context.options();
-        if (options.nativeIo()) Channel.prepareNativeIo(); // here, not on the first connection's loop
-        this.loops = new LoopGroup(options.pools().loops(), "keel-loop", options.pools().loopTurnBudget(),
-                options.pools().loopTaskQueue());
+        this.settings = context.settings();
+        this.loops = loops;
+        this.closeGuard = closeGuard;
+        if (settings.nativeIo()) Channel.prepareNativeIo(); // here, not on the first connection's loop
         for (EventLoop loop : loops.loops()) {
             LoopConnections home = new LoopConnections(loop, this);
             homes.put(loop, home);
             loop.execute(home::startSweeping);
         }
-        if (options.warmup()) onEveryLoop(LoopConnections::prepare);
-        this.guard = options.guard().enabled()
-                ? new LoopGuard(loops.loops(), options.guard(), context.dispatcher(), context.observer()) : null;
+    }
+
+    /** Warm start: each loop has run a task and its buffer pool holds buffers for the first connections. */
+    @Override
+    public void prepare() {
+        onEveryLoop(LoopConnections::prepare);
     }
 
     /** Binds and starts accepting: the last step of a start, once everything a request needs is ready. */
     @Override
     public void open() throws IOException {
-        var limits = options.limits();
         try {
-            acceptor = new Acceptor(new InetSocketAddress(options.host(), options.port()), limits.backlog(), loops, this::initialize,
-                    () -> context.observer().onDropped(ServerObserver.Drop.HANDOFF_REFUSED));
+            acceptor = new Acceptor(settings.address(), settings.backlog(), loops, this::initialize,
+                    () -> context.observer().onCut(ExchangeObserver.Cut.HANDOFF_REFUSED));
         } catch (IOException e) {
-            if (guard != null) guard.close();
+            closeGuard.run();
             shutdownLoops();
             throw e;
         }
@@ -72,12 +77,12 @@ final class NioServer implements HttpServer.Listener {
         LoopConnections home = homes.get(loop);
         Protocol protocol;
         SSLEngine engine = null;
-        if (openConnections.opened() > options.limits().maxConnections()) {
+        if (openConnections.opened() > settings.maxConnections()) {
             context.observer().onRejected(Rejection.CONNECTION_LIMIT);
-            LOG.debug("connection_refused", "reason", "max_connections", "limit", options.limits().maxConnections());
+            LOG.debug("connection_refused", "reason", "max_connections", "limit", settings.maxConnections());
             // Over TLS a 503 needs a handshake first: the work an overloaded server refuses.
             protocol = context.tls() != null ? REFUSED_HANDSHAKE : new Http1Protocol(connectionIds.incrementAndGet(), home,
-                    Responses.overloaded("connection limit reached (" + options.limits().maxConnections() + ")"));
+                    Responses.overloaded("connection limit reached (" + settings.maxConnections() + ")"));
         } else {
             protocol = new Http1Protocol(connectionIds.incrementAndGet(), home, null);
             engine = context.newTlsEngine();
@@ -126,21 +131,6 @@ final class NioServer implements HttpServer.Listener {
         return loops.loops();
     }
 
-    @Override
-    public List<LagProbe> lagProbes() {
-        return guard == null ? List.of() : guard.probes();
-    }
-
-    @Override
-    public long blockedLoopEvents() {
-        return guard == null ? 0 : guard.blockedEvents();
-    }
-
-    @Override
-    public long blockedLoopEvents(Route route) {
-        return guard == null ? 0 : guard.blockedEvents(route);
-    }
-
     /**
      * Stops accepting, closes idle connections (lingering), lets in-flight exchanges finish for up to
      * {@code grace} (their responses say {@code Connection: close}), then closes what remains.
@@ -157,7 +147,7 @@ final class NioServer implements HttpServer.Listener {
         }
         if (openConnections.get() > 0) LOG.warn("grace_period_over", "connections_closed", openConnections.get());
         onEveryLoop(LoopConnections::closeAll);
-        if (guard != null) guard.close();
+        closeGuard.run();
         shutdownLoops();
     }
 

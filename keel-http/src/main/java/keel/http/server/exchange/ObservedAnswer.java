@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.server.exchange;
 
 import keel.core.log.Log;
 
@@ -7,14 +7,14 @@ import keel.core.log.Log;
  * route matched), the status and the time from the request's start to its answer. The protocol that
  * answered times it, on its own thread.
  */
-final class ObservedAnswer {
+public final class ObservedAnswer {
     private static final Log LOG = Log.of(ObservedAnswer.class);
 
     private ObservedAnswer() {
     }
 
     /** Tells {@code observer} of a response; a failing observer is logged, never costs the response. */
-    static void report(ServerObserver observer, String method, String pattern, int status, long nanos) {
+    public static void report(ExchangeObserver observer, String method, String pattern, int status, long nanos) {
         try {
             observer.onResponse(method, pattern, status, nanos);
         } catch (RuntimeException e) {

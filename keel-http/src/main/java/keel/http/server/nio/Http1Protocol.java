@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.server.nio;
 
 import keel.core.log.Log;
 import keel.core.net.Channel;
@@ -19,6 +19,11 @@ import keel.http.execution.PipelineRun;
 import keel.http.execution.Rejection;
 import keel.http.execution.Responses;
 import keel.http.router.Route;
+import keel.http.server.exchange.BodyRate;
+import keel.http.server.exchange.ExchangeObserver;
+import keel.http.server.exchange.ObservedAnswer;
+import keel.http.server.exchange.ResponsePlan;
+import keel.http.server.exchange.Wait;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
 
@@ -136,9 +141,9 @@ final class Http1Protocol implements Protocol {
         this.id = id;
         this.home = home;
         this.parser = new Http1Parser(home.context().parserLimits());
-        this.bodyRate = new BodyRate(home.context().options().timeouts());
+        this.bodyRate = new BodyRate(home.context().settings().timeouts());
         this.refusal = refusal;
-        this.observing = home.context().observer() != ServerObserver.NONE;
+        this.observing = home.context().observing();
     }
 
     // ---- channel events --------------------------------------------------------------------------
@@ -147,7 +152,7 @@ final class Http1Protocol implements Protocol {
     public void onAttach(Channel attached) {
         this.channel = attached;
         this.access = AccessRecorder.onLoop(home.context().accessLog(), home.accessLines());
-        this.inbox = new AnswerHandoff(1 + home.context().options().pools().pipelineRun(), attached, this::takeAnswers,
+        this.inbox = new AnswerHandoff(1 + home.context().settings().pipelineRun(), attached, this::takeAnswers,
                 home.context().observer());
     }
 
@@ -200,7 +205,7 @@ final class Http1Protocol implements Protocol {
      * close). Only here, before the run goes to its thread: it takes no step after that.
      */
     private void parseAhead(PipelineRun run, ByteBuffer in) {
-        int most = home.context().options().pools().pipelineRun();
+        int most = home.context().settings().pipelineRun();
         while (ahead.size() < most && in.hasRemaining() && channel.isWritable()) {
             long start = channel.loop().lastNanoTime();
             ParseResult result = parser.parse(in);
@@ -267,29 +272,29 @@ final class Http1Protocol implements Protocol {
         wait = Wait.NONE;
         switch (expired) {
             case HEAD -> {
-                home.context().observer().onTimeout(expired.timeout());
-                respondAndClose(expired.onExpiry(home.context().options().timeouts()));
+                home.context().observer().onExpired(expired);
+                respondAndClose(expired.onExpiry(home.context().settings().timeouts()));
             }
             case BODY -> {
                 if (bodyRate.isTooSlow(channel.loop().nanoTime())) {
-                    home.context().observer().onTimeout(ServerObserver.Timeout.BODY_TOO_SLOW);
+                    home.context().observer().onBodyTooSlow();
                     respondAndClose(bodyRate.tooSlow());
                 } else {
-                    home.context().observer().onTimeout(expired.timeout());
-                    respondAndClose(expired.onExpiry(home.context().options().timeouts()));
+                    home.context().observer().onExpired(expired);
+                    respondAndClose(expired.onExpiry(home.context().settings().timeouts()));
                 }
             }
             case HANDLER -> {
                 if (state == State.HANDLING && pending != null) expire(pending);
             }
             case IDLE -> {
-                home.context().observer().onTimeout(expired.timeout());
+                home.context().observer().onExpired(expired);
                 moveTo(State.CLOSING);
                 channel.closeLingering();
             }
             case STREAM -> {
-                dropped(ServerObserver.Drop.STREAM_STALLED);
-                LOG.warn("response_stream_stalled", "id", id, "timeout_ms", home.context().options().timeouts().streamStall().toMillis());
+                dropped(ExchangeObserver.Cut.STREAM_STALLED);
+                LOG.warn("response_stream_stalled", "id", id, "timeout_ms", home.context().settings().timeouts().streamStall().toMillis());
                 channel.close(); // a truncated body, never a false end; onClosed cancels the subscription
             }
             case NONE, WRITE, LINGER -> channel.close();
@@ -473,7 +478,7 @@ final class Http1Protocol implements Protocol {
                 finishExchange(plan.close());
             }
         } catch (RuntimeException e) {
-            home.context().observer().onDropped(ServerObserver.Drop.RESPONSE_FAILED);
+            home.context().observer().onCut(ExchangeObserver.Cut.RESPONSE_FAILED);
             LOG.warn("response_failed", e, "id", id);
             channel.close();
         }
@@ -581,8 +586,8 @@ final class Http1Protocol implements Protocol {
     }
 
     /** Counts a response cut short ({@link ResponseStream}); any thread. */
-    void dropped(ServerObserver.Drop reason) {
-        home.context().observer().onDropped(reason);
+    void dropped(ExchangeObserver.Cut reason) {
+        home.context().observer().onCut(reason);
     }
 
     /** The one place the exchange changes state: on its loop, along the diagram's edges. */
@@ -611,7 +616,7 @@ final class Http1Protocol implements Protocol {
         if (next == wait && !(refresh && next.restartsWithProgress())) return;
         Wait previous = wait;
         wait = next;
-        var timeouts = home.context().options().timeouts();
+        var timeouts = home.context().settings().timeouts();
         switch (next) {
             case NONE -> channel.clearDeadline();
             case BODY -> {

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.server.blocking;
 
 import keel.core.buffer.BufferPool;
 import keel.core.buffer.WriteQueue;
@@ -15,6 +15,12 @@ import keel.http.codec.ParseResult;
 import keel.http.execution.Dispatch;
 import keel.http.execution.Dispatcher;
 import keel.http.execution.Responses;
+import keel.http.server.exchange.BodyRate;
+import keel.http.server.exchange.ExchangeObserver;
+import keel.http.server.exchange.ObservedAnswer;
+import keel.http.server.exchange.ResponsePlan;
+import keel.http.server.exchange.ServerContext;
+import keel.http.server.exchange.Wait;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -79,7 +85,7 @@ final class BlockingConnection {
         this.context = context;
         this.onClosed = onClosed;
         this.parser = new Http1Parser(context.parserLimits());
-        this.bodyRate = new BodyRate(context.options().timeouts());
+        this.bodyRate = new BodyRate(context.settings().timeouts());
         this.in = ByteBuffer.allocate(context.readBufferSize());
         this.out = new WriteQueue(new BufferPool(context.readBufferSize(), 2));
         this.access = AccessRecorder.blocking(context.accessLog());
@@ -99,7 +105,7 @@ final class BlockingConnection {
             LOG.debug("connection_failed", "id", id, "cause", e);
         } catch (RuntimeException e) {
             // The dispatcher always answers: what throws here is a response the writer refuses.
-            context.observer().onDropped(ServerObserver.Drop.RESPONSE_FAILED);
+            context.observer().onCut(ExchangeObserver.Cut.RESPONSE_FAILED);
             LOG.warn("response_failed", e, "id", id);
         } finally {
             closeQuietly();
@@ -158,7 +164,7 @@ final class BlockingConnection {
         if (deadline != 0 && now - deadline > 0) {
             writeDeadline = 0; // counted once: the watchdog may pass again before the thread sees the close
             LOG.debug("write_stalled", "id", id);
-            context.observer().onTimeout(ServerObserver.Timeout.WRITE_STALLED);
+            context.observer().onWriteStalled();
             closeTcp();
         }
         deadline = handshakeDeadline;
@@ -212,7 +218,7 @@ final class BlockingConnection {
     }
 
     private void restartIdleDeadline() {
-        idleDeadline = System.nanoTime() + Wait.IDLE.timeoutNanos(context.options().timeouts());
+        idleDeadline = System.nanoTime() + Wait.IDLE.timeoutNanos(context.settings().timeouts());
     }
 
     private void exchangeUntilClosed() throws IOException {
@@ -274,17 +280,16 @@ final class BlockingConnection {
 
     /** Routes the request and runs its handler here, on the connection's thread; times the answer for the observer. */
     private Response dispatch(Request request) {
-        ServerObserver observer = context.observer();
-        long start = observer == ServerObserver.NONE ? 0 : System.nanoTime();
+        long start = context.observing() ? System.nanoTime() : 0;
         Dispatcher dispatcher = context.dispatcher();
         Dispatch.Routed routed = dispatcher.route(request);
         Response response = switch (routed) {
             case Dispatch.Answered answered -> answered.response();
             case Dispatch.Ready ready -> dispatcher.respond(ready);
         };
-        if (observer != ServerObserver.NONE) {
+        if (context.observing()) {
             String pattern = routed instanceof Dispatch.Ready ready ? ready.pattern() : ((Dispatch.Answered) routed).pattern();
-            ObservedAnswer.report(observer, request.method(), pattern, response.status(), System.nanoTime() - start);
+            ObservedAnswer.report(context.observer(), request.method(), pattern, response.status(), System.nanoTime() - start);
         }
         return response;
     }
@@ -293,7 +298,7 @@ final class BlockingConnection {
     private boolean readMore() throws IOException {
         Wait wait = Wait.forReading(parser, in.position() > 0);
         boolean betweenRequests = wait == Wait.IDLE;
-        var timeouts = context.options().timeouts();
+        var timeouts = context.settings().timeouts();
         long timeoutNanos = switch (wait) {
             case IDLE -> idleDeadline - System.nanoTime();
             case HEAD -> {
@@ -328,11 +333,11 @@ final class BlockingConnection {
             return true;
         } catch (SocketTimeoutException timeout) {
             if (wait == Wait.BODY && bodyRate.isTooSlow(System.nanoTime())) {
-                context.observer().onTimeout(ServerObserver.Timeout.BODY_TOO_SLOW);
+                context.observer().onBodyTooSlow();
                 respondAndClose(bodyRate.tooSlow());
                 return false;
             }
-            context.observer().onTimeout(wait.timeout());
+            context.observer().onExpired(wait);
             if (betweenRequests) closeLingering();
             else respondAndClose(wait.onExpiry(timeouts));
             return false;
@@ -359,7 +364,7 @@ final class BlockingConnection {
      */
     private void closeLingering() throws IOException {
         output.flush();
-        long drainTime = Wait.LINGER.timeoutNanos(context.options().timeouts());
+        long drainTime = Wait.LINGER.timeoutNanos(context.settings().timeouts());
         if (!LingeringDrain.shutdownAndDrain(socket, raw, in.array(), drainTime)) LOG.debug("linger_cut_short", "id", id);
         closeTcp();
         closeQuietly();
@@ -380,11 +385,11 @@ final class BlockingConnection {
     }
 
     private void sendItems(BlockingSubscriber subscriber, ResponsePlan plan) throws IOException {
-        long stall = Wait.STREAM.timeoutNanos(context.options().timeouts());
+        long stall = Wait.STREAM.timeoutNanos(context.settings().timeouts());
         while (true) {
             Object signal = subscriber.next(stall);
             if (signal == BlockingSubscriber.STALLED) {
-                context.observer().onDropped(ServerObserver.Drop.STREAM_STALLED);
+                context.observer().onCut(ExchangeObserver.Cut.STREAM_STALLED);
                 LOG.warn("response_stream_stalled", "id", id, "timeout_ms", stall / 1_000_000);
                 throw new IOException("response stream stalled"); // a truncated body, never a false end
             } else if (signal instanceof byte[] item) {
@@ -392,7 +397,7 @@ final class BlockingConnection {
                 out.writeTo(output);
                 subscriber.request();
             } else if (signal instanceof Throwable failure) {
-                context.observer().onDropped(ServerObserver.Drop.STREAM_FAILED);
+                context.observer().onCut(ExchangeObserver.Cut.STREAM_FAILED);
                 LOG.warn("response_stream_failed", "id", id, "cause", failure);
                 throw new IOException("response stream failed", failure); // a truncated body, never a false end
             } else {
@@ -443,7 +448,7 @@ final class BlockingConnection {
 
         @Override
         public void write(byte[] bytes, int offset, int length) throws IOException {
-            long idle = Wait.WRITE.timeoutNanos(context.options().timeouts());
+            long idle = Wait.WRITE.timeoutNanos(context.settings().timeouts());
             try {
                 while (length > 0) {
                     int n = Math.min(length, SLICE);

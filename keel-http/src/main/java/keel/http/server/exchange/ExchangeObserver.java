@@ -1,0 +1,34 @@
+package keel.http.server.exchange;
+
+import keel.core.net.ChannelObserver;
+import keel.http.execution.Rejection;
+import keel.http.ws.WsObserver;
+
+/**
+ * What the exchanges of both transports tell of themselves, in this package's words. The server's
+ * observer ({@code ServerObserver}, which extends it) names each event's reason for metrics. Methods run
+ * on the thread where the event happens: cheap, never blocking.
+ */
+public interface ExchangeObserver extends ChannelObserver {
+    /** Why a response was cut short or never sent; {@code ServerObserver.Drop} names each alike. */
+    enum Cut {
+        LOOP_QUEUE_FULL, LOOP_STOPPED, RESPONSE_FAILED, STREAM_FAILED, STREAM_STALLED, HANDOFF_REFUSED
+    }
+
+    /** An answer left the handler or the router; {@code route} is null when none matched. */
+    void onResponse(String method, String route, int status, long nanos);
+
+    /** A 503 for {@code reason}. */
+    void onRejected(Rejection reason);
+
+    /** A wait on a client ran out: {@link Wait#IDLE}, {@link Wait#HEAD}, or {@link Wait#BODY} (a body that sent nothing). */
+    void onExpired(Wait wait);
+
+    /** A request body fell behind its minimum rate. */
+    void onBodyTooSlow();
+
+    void onCut(Cut reason);
+
+    /** What hears the WebSocket sessions; asked once. */
+    WsObserver webSockets();
+}

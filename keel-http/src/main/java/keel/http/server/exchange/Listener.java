@@ -1,0 +1,29 @@
+package keel.http.server.exchange;
+
+import keel.core.loop.EventLoop;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+
+/** What each transport runs for the server: the bound socket and its connections. */
+public interface Listener {
+    /** Warm start: fills the buffers of the first connections before the port opens (nio: each loop's pool). */
+    default void prepare() {
+    }
+
+    /** Binds the port and starts accepting; called last, when everything else is ready. */
+    void open() throws IOException;
+
+    InetSocketAddress address() throws IOException;
+
+    int openConnections();
+
+    /** The event loops that own the connections (nio); empty for a thread per connection. */
+    default List<EventLoop> loops() {
+        return List.of();
+    }
+
+    void stop(Duration grace) throws IOException;
+}

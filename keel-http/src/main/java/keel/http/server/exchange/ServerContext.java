@@ -1,0 +1,93 @@
+package keel.http.server.exchange;
+
+import keel.core.buffer.BufferPool;
+import keel.core.net.Channel;
+import keel.core.tls.Tls;
+import keel.http.accesslog.AccessLog;
+import keel.http.codec.Http1Parser;
+import keel.http.codec.Http1Writer;
+import keel.http.execution.Dispatcher;
+import keel.http.router.Route;
+import keel.http.router.RouteMatch;
+import keel.http.router.RouteTable;
+import keel.http.ws.WsConnection;
+import keel.http.ws.WsHandshake;
+import keel.http.ws.WsOptions;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import javax.net.ssl.SSLEngine;
+
+/**
+ * What both transports share for one running server: its settings, dispatcher, observer, TLS and
+ * access log, what every connection derives from them, and whether the server is stopping.
+ *
+ * @param observing      false when nobody hears the answers ({@link ExchangeObserver#onResponse}): the exchanges do not time them
+ * @param tls            the TLS every connection speaks (built once from {@code server.tls.*}), or null for clear text
+ * @param accessLog      the access log, or null when it is off
+ * @param readBufferSize larger than the head limit, so a buffer full of head bytes always means 431, never a stall
+ */
+public record ServerContext(Settings settings, Dispatcher dispatcher, ExchangeObserver observer, boolean observing, Tls tls,
+                            AccessLog accessLog, Http1Parser.Limits parserLimits, int readBufferSize,
+                            WsConnection.Settings webSocketSettings, AtomicBoolean stopping) {
+    /**
+     * The server's options as the exchanges read them (the server makes them from its {@code ServerOptions}).
+     *
+     * @param pipelineRun the requests pipelined behind one handled off the loop that may join its run (nio)
+     */
+    public record Settings(InetSocketAddress address, int backlog, int maxConnections, int maxHeadSize, int maxHeaderCount,
+                           long maxBodySize, Timeouts timeouts, int highWaterMark, int lowWaterMark, int pipelineRun,
+                           boolean nativeIo, WsOptions webSocket) {
+    }
+
+    public static ServerContext of(Settings settings, Dispatcher dispatcher, ExchangeObserver observer, boolean observing, Tls tls,
+                                   AccessLog accessLog) {
+        Http1Writer.prepare();
+        if (dispatcher.routes().routes().stream().anyMatch(route -> route.endpoint() instanceof Route.WebSocket)) WsHandshake.prepare();
+        return new ServerContext(settings, dispatcher, observer, observing, tls, accessLog,
+                new Http1Parser.Limits(settings.maxHeadSize(), settings.maxHeaderCount(), settings.maxBodySize(),
+                        bodyLimit(dispatcher.routes(), settings.maxBodySize())),
+                Math.max(16 * 1024, Integer.highestOneBit(settings.maxHeadSize()) * 2),
+                new WsConnection.Settings(settings.webSocket(), settings.highWaterMark(), settings.lowWaterMark(), observer.webSockets()),
+                new AtomicBoolean());
+    }
+
+    /** The body limit of the route a request goes to, when any route has its own; else null (the server's, with no lookup). */
+    private static Http1Parser.BodyLimit bodyLimit(RouteTable routes, long serverLimit) {
+        if (routes.routes().stream().noneMatch(route -> route.isSet(Route.Setting.MAX_BODY_SIZE))) return null;
+        return (method, target) -> {
+            int query = target.indexOf('?');
+            try {
+                return routes.match(method, query < 0 ? target : target.substring(0, query)) instanceof RouteMatch.Found found
+                        ? found.route().maxBodySizeOr(serverLimit) : serverLimit;
+            } catch (RuntimeException badPath) {
+                return serverLimit; // the dispatcher answers it
+            }
+        };
+    }
+
+    /**
+     * The settings of one loop's channels: its input buffers, the water marks, the bound of a write
+     * that makes no progress, the lingering close's drain time.
+     */
+    public Channel.Settings channelSettings(BufferPool buffers) {
+        Channel.TlsBuffers tlsBuffers = tls == null ? null : Channel.TlsBuffers.of(buffers.bufferSize(), 64);
+        Duration handshakeTimeout = tls == null ? Duration.ofSeconds(10) : tls.handshakeTimeout();
+        return new Channel.Settings(buffers, tlsBuffers, settings.highWaterMark(), settings.lowWaterMark(),
+                settings.timeouts().writeStall(), settings.timeouts().lingerDrain(), handshakeTimeout, false, settings.nativeIo(), observer);
+    }
+
+    /** A server-mode engine for a new connection, or null when the server speaks plain HTTP. */
+    public SSLEngine newTlsEngine() {
+        return tls == null ? null : tls.newServerEngine();
+    }
+
+    public boolean isStopping() {
+        return stopping.get();
+    }
+
+    public void markStopping() {
+        stopping.set(true);
+    }
+}
