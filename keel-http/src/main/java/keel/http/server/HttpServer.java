@@ -7,8 +7,6 @@ import keel.core.loop.LoopGroup;
 import keel.core.startup.StartupTimeline;
 import keel.http.Execution;
 import keel.http.accesslog.AccessLog;
-import keel.http.client.ClientOptions;
-import keel.http.client.HttpClient;
 import keel.http.config.ConfigException;
 import keel.http.execution.Dispatcher;
 import keel.http.execution.OffLoop;
@@ -63,11 +61,12 @@ public final class HttpServer implements AutoCloseable {
     private volatile boolean stopping;
 
     /**
-     * {@code timed}: the server's phases go on the {@link StartupTimeline} (the application's server,
-     * not the warm-up's throwaway one nor a test's).
+     * {@code warmup}: what runs first when {@code server.warmup} is on (null: none was handed). {@code timed}:
+     * the server's phases go on the {@link StartupTimeline} (the application's server, not the warm-up's
+     * throwaway one nor a test's).
      */
-    private HttpServer(ServerOptions options, Router router, ServerObserver observer, OutputStream accessLogSink, boolean timed)
-            throws IOException {
+    private HttpServer(ServerOptions options, Router router, ServerObserver observer, Warmup warmup, OutputStream accessLogSink,
+                       boolean timed) throws IOException {
         // The key material and the access log's file first: one that cannot be used stops the start before anything runs.
         keel.core.tls.Tls tls = ServerTls.create(options.tls());
         this.accessLog = accessLog(options.logging(), accessLogSink);
@@ -76,15 +75,9 @@ public final class HttpServer implements AutoCloseable {
         try {
             RouteTable routes = freeze(router, options); // a configured route that matches nothing stops the start before the warm-up
             if (options.warmup()) {
-                // A warm-up that waits for the JIT runs the observer's hot paths too, first: its settling then
-                // covers their compilations and garbage. A first touch does not: with the observer's classes
-                // loaded by now, its warm-up (the metrics' throwaway registry) opened the port about 30 ms
-                // later on one CPU, for a first request about 0.5 ms faster.
-                if (Warmup.waitsForJit(options.warmupRequests())) {
-                    observer.warmup(options.warmupRequests());
-                    if (timed) StartupTimeline.mark("warm-up: the server's observer (metrics)");
-                }
-                warmup(options);
+                if (warmup == null) throw new ConfigException("server.warmup is on, but the server was handed no warm-up: start it with "
+                        + "HttpServer.start(options, router, observer, new RequestPathWarmup()) (package keel.http.warmup)");
+                warmup.warmUp(options, observer);
             }
             this.dispatcher = dispatcher(options, routes, observer);
             if (timed) StartupTimeline.mark("server: routes and executions");
@@ -192,39 +185,32 @@ public final class HttpServer implements AutoCloseable {
         return start(options, router, ServerObserver.NONE);
     }
 
-    /** Binds and starts serving, reporting to {@code observer} (metrics). */
+    /**
+     * Binds and starts serving, reporting to {@code observer} (metrics); with {@code server.warmup} on,
+     * start with {@link #start(ServerOptions, Router, ServerObserver, Warmup)} instead.
+     */
     public static HttpServer start(ServerOptions options, Router router, ServerObserver observer) throws IOException {
-        return new HttpServer(options, router, observer, null, true);
+        return new HttpServer(options, router, observer, null, null, true);
+    }
+
+    /**
+     * Like {@link #start(ServerOptions, Router, ServerObserver)}, first running {@code warmup} when
+     * {@code server.warmup} is on (see {@link Warmup}); the server's own loops then fill their buffer
+     * pools before the port opens.
+     */
+    public static HttpServer start(ServerOptions options, Router router, ServerObserver observer, Warmup warmup) throws IOException {
+        return new HttpServer(options, router, observer, java.util.Objects.requireNonNull(warmup, "warmup"), null, true);
     }
 
     /**
      * Like {@link #start(ServerOptions, Router, ServerObserver)}, with the access log (when
      * {@code log.access} is on) written to {@code accessLogSink}, by the access log's thread, instead
-     * of standard output or {@code log.access-file}; the server never closes it.
+     * of standard output or {@code log.access-file}; the server never closes it. Its start is not on
+     * the {@link StartupTimeline}: the application's own server's is.
      */
-    static HttpServer start(ServerOptions options, Router router, ServerObserver observer, OutputStream accessLogSink) throws IOException {
-        return new HttpServer(options, router, observer, java.util.Objects.requireNonNull(accessLogSink, "accessLogSink"), false);
-    }
-
-    /**
-     * Prepares this JVM to serve with {@code options} before any real request: resolves the bind
-     * address, then runs the whole request path against a throwaway loopback server configured the
-     * same way (see {@link Warmup}), so classes are loaded, hot methods compiled and thread pools
-     * started. {@link #start} calls it before opening the port when {@code warmup} is on; the server's
-     * own loops then fill their buffer pools before the port opens.
-     */
-    public static Warmup.Report warmup(ServerOptions options) throws IOException {
-        java.net.InetAddress.getByName(options.host());
-        ClientOptions.Builder clientOptions = ClientOptions.builder().loops(1);
-        // Over TLS the warm-up client trusts the server's own certificate, on 127.0.0.1 whatever names it holds.
-        if (options.tls().enabled()) clientOptions.sslContext(ServerTls.trustingOwnCertificate(options.tls())).verifyHostname(false);
-        try (HttpClient client = HttpClient.create(clientOptions.build())) {
-            StartupTimeline.mark("warm-up: resolver and client");
-            return Warmup.run(options, client, options.warmupRequests(), Warmup.DEFAULT_BUDGET);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("warm-up interrupted");
-        }
+    public static HttpServer start(ServerOptions options, Router router, ServerObserver observer, OutputStream accessLogSink)
+            throws IOException {
+        return new HttpServer(options, router, observer, null, java.util.Objects.requireNonNull(accessLogSink, "accessLogSink"), false);
     }
 
     public ServerOptions options() {

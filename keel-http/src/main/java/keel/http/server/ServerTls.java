@@ -1,13 +1,10 @@
 package keel.http.server;
 
-import keel.core.tls.Pem;
 import keel.core.tls.Tls;
 import keel.core.tls.TlsContexts;
 
 import javax.net.ssl.SSLContext;
 import java.io.IOException;
-import java.security.cert.X509Certificate;
-import java.util.List;
 
 /** Turns the {@code server.tls.*} options into the {@link Tls} every connection of a server uses. */
 final class ServerTls {
@@ -32,13 +29,5 @@ final class ServerTls {
             throw new IOException("cannot start TLS (server.tls.*): " + e.getMessage(), e);
         }
         return Tls.server(context, options.protocols(), options.clientAuth(), options.handshakeTimeout());
-    }
-
-    /** A client context that trusts the server's own certificate chain: the warm-up client's, to call the warm-up server over TLS. */
-    static SSLContext trustingOwnCertificate(ServerOptions.Tls options) throws IOException {
-        List<X509Certificate> chain = options.keystore() != null
-                ? TlsContexts.chain(options.keystore(), options.keystorePassword() == null ? null : options.keystorePassword().toCharArray())
-                : Pem.certificates(options.certificate());
-        return TlsContexts.trusting(chain);
     }
 }
