@@ -36,23 +36,21 @@ import javax.net.SocketFactory;
 import javax.net.ssl.SSLContext;
 
 /**
- * The warm-up of Keel's request path ({@code server.warmup}): hand it to {@link HttpServer#start(ServerOptions,
- * Router, ServerObserver, Warmup)}, and the first real request meets loaded classes, compiled hot methods,
- * started thread pools and filled buffer pools instead of paying for them. {@link #client} warms a client the same way.
+ * The warm-up of Keel's request path ({@code server.warmup}; its size decides what it buys: see {@link Warmup}).
+ * Handed to {@link HttpServer#start(ServerOptions, Router, ServerObserver, Warmup)}, it makes the first real
+ * request meet loaded classes, compiled hot methods, started thread pools and filled buffer pools instead of
+ * paying for them; {@link #client} warms a client the same way.
  *
  * <p>It starts a throwaway server on loopback, configured like the real one (same transport,
  * execution, loops), whose routes cover every path a request can take: each execution, sync and
  * async handlers, fixed, JSON and streamed bodies, gzip both ways, request bodies, path parameters, 404 and 405. An
  * {@link HttpClient} sends it requests, a few at a time, until {@code requests} were answered or
  * {@code budget} ran out; then a quarter as many (at most 200) come one per connection (accept, close and
- * lingering paths), and the server stops. User routes never run: warm-up has no side effects.
- *
- * <p>Its size decides what it buys (see {@link Warmup#DEFAULT_REQUESTS} and {@link Warmup#JIT_REQUESTS}):
- * from {@value #JIT_REQUESTS} requests on, the warm-up also waits for the JIT to compile what it made
- * hot ({@link #settle}).
+ * lingering paths), and the server stops. User routes never run: warm-up has no side effects. From
+ * {@value #JIT_REQUESTS} requests on, it then waits for the JIT to compile what it made hot ({@link #settle}).
  */
 public final class RequestPathWarmup implements Warmup {
-    public static final Duration DEFAULT_BUDGET = Duration.ofSeconds(5);
+    private static final Duration DEFAULT_BUDGET = Duration.ofSeconds(5);
     private static final int IN_FLIGHT = 8;
     private static final int ACCESS_LOG_QUEUE = 1024;
     /**
@@ -118,17 +116,12 @@ public final class RequestPathWarmup implements Warmup {
         return requests >= JIT_REQUESTS;
     }
 
-    /** True when a warm-up already ran the request path (server and client sides) in this JVM. */
-    public static boolean ran() {
-        return ran;
-    }
-
     /**
      * Prepares {@code client} before its first real call: every loop runs and fills its buffer pool; the
      * request and response paths run against a throwaway server on loopback, each a few times (unless
-     * a warm-up already did in this JVM: {@link #ran}); then each of
-     * {@code upstreams} is resolved and gets one open connection per loop in its pool (a {@code HEAD}
-     * request from each loop). Blocks; call it at start-up, not on an event loop.
+     * a warm-up already did in this JVM: compiled code is shared); then each of {@code upstreams} is
+     * resolved and gets one open connection per loop in its pool (a {@code HEAD} request from each
+     * loop). Blocks; call it at start-up, not on an event loop.
      */
     public static Report client(HttpClient client, URI... upstreams) throws IOException, InterruptedException {
         return client(client, DEFAULT_REQUESTS, upstreams);
@@ -143,7 +136,7 @@ public final class RequestPathWarmup implements Warmup {
         long start = System.nanoTime();
         client.prefillBuffers();
         Report report = new Report(0, 0, Duration.ZERO);
-        if (!ran()) {
+        if (!ran) {
             ServerOptions server = ServerOptions.builder().host("127.0.0.1").port(0).loops(1).build();
             // The throwaway server's calls are nobody's traffic: an observed client sends them through an
             // unobserved one on the same loops, so no metric keeps a series for that server.

@@ -17,7 +17,6 @@ import keel.http.execution.Dispatcher;
 import keel.http.execution.Responses;
 import keel.http.server.exchange.BodyRate;
 import keel.http.server.exchange.ExchangeObserver;
-import keel.http.server.exchange.ObservedAnswer;
 import keel.http.server.exchange.ResponsePlan;
 import keel.http.server.exchange.ServerContext;
 import keel.http.server.exchange.Wait;
@@ -289,7 +288,7 @@ final class BlockingConnection {
         };
         if (context.observing()) {
             String pattern = routed instanceof Dispatch.Ready ready ? ready.pattern() : ((Dispatch.Answered) routed).pattern();
-            ObservedAnswer.report(context.observer(), request.method(), pattern, response.status(), System.nanoTime() - start);
+            context.answered(request.method(), pattern, response.status(), System.nanoTime() - start);
         }
         return response;
     }
@@ -332,14 +331,9 @@ final class BlockingConnection {
             in.position(in.position() + n);
             return true;
         } catch (SocketTimeoutException timeout) {
-            if (wait == Wait.BODY && bodyRate.isTooSlow(System.nanoTime())) {
-                context.observer().onBodyTooSlow();
-                respondAndClose(bodyRate.tooSlow());
-                return false;
-            }
-            context.observer().onExpired(wait);
-            if (betweenRequests) closeLingering();
-            else respondAndClose(wait.onExpiry(timeouts));
+            Response answer = context.expired(wait, bodyRate, System.nanoTime());
+            if (answer == null) closeLingering();
+            else respondAndClose(answer);
             return false;
         }
     }

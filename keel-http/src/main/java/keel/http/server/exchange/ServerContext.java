@@ -1,8 +1,10 @@
 package keel.http.server.exchange;
 
 import keel.core.buffer.BufferPool;
+import keel.core.log.Log;
 import keel.core.net.Channel;
 import keel.core.tls.Tls;
+import keel.http.Response;
 import keel.http.accesslog.AccessLog;
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
@@ -31,6 +33,8 @@ import javax.net.ssl.SSLEngine;
 public record ServerContext(Settings settings, Dispatcher dispatcher, ExchangeObserver observer, boolean observing, Tls tls,
                             AccessLog accessLog, Http1Parser.Limits parserLimits, int readBufferSize,
                             WsConnection.Settings webSocketSettings, AtomicBoolean stopping) {
+    private static final Log LOG = Log.of(ServerContext.class);
+
     /**
      * The server's options as the exchanges read them (the server makes them from its {@code ServerOptions}).
      *
@@ -76,6 +80,33 @@ public record ServerContext(Settings settings, Dispatcher dispatcher, ExchangeOb
         Duration handshakeTimeout = tls == null ? Duration.ofSeconds(10) : tls.handshakeTimeout();
         return new Channel.Settings(buffers, tlsBuffers, settings.highWaterMark(), settings.lowWaterMark(),
                 settings.timeouts().writeStall(), settings.timeouts().lingerDrain(), handshakeTimeout, false, settings.nativeIo(), observer);
+    }
+
+    /**
+     * Tells the observer of an answer: the request's method, the route's pattern (null when no route
+     * matched), the status and the time from the request's start to its answer, timed by the exchange
+     * that answered, on its own thread. A failing observer is logged, never costs the response.
+     */
+    public void answered(String method, String pattern, int status, long nanos) {
+        try {
+            observer.onResponse(method, pattern, status, nanos);
+        } catch (RuntimeException e) {
+            LOG.warn("observer_failed", e, "event", "response");
+        }
+    }
+
+    /**
+     * A connection's wait for a request's bytes ran out at {@code now} ({@code bodyRate}: its body's):
+     * tells the observer why, and returns the 408 that answers it, or null for an idle connection,
+     * which closes lingering without an answer.
+     */
+    public Response expired(Wait wait, BodyRate bodyRate, long now) {
+        if (wait == Wait.BODY && bodyRate.isTooSlow(now)) {
+            observer.onBodyTooSlow();
+            return bodyRate.tooSlow();
+        }
+        observer.onExpired(wait);
+        return wait == Wait.IDLE ? null : wait.onExpiry(settings.timeouts());
     }
 
     /** A server-mode engine for a new connection, or null when the server speaks plain HTTP. */

@@ -21,7 +21,6 @@ import keel.http.execution.Responses;
 import keel.http.router.Route;
 import keel.http.server.exchange.BodyRate;
 import keel.http.server.exchange.ExchangeObserver;
-import keel.http.server.exchange.ObservedAnswer;
 import keel.http.server.exchange.ResponsePlan;
 import keel.http.server.exchange.Wait;
 import keel.http.ws.WsConnection;
@@ -271,26 +270,17 @@ final class Http1Protocol implements Protocol {
         Wait expired = wait;
         wait = Wait.NONE;
         switch (expired) {
-            case HEAD -> {
-                home.context().observer().onExpired(expired);
-                respondAndClose(expired.onExpiry(home.context().settings().timeouts()));
-            }
-            case BODY -> {
-                if (bodyRate.isTooSlow(channel.loop().nanoTime())) {
-                    home.context().observer().onBodyTooSlow();
-                    respondAndClose(bodyRate.tooSlow());
+            case HEAD, BODY, IDLE -> {
+                Response answer = home.context().expired(expired, bodyRate, channel.loop().nanoTime());
+                if (answer != null) {
+                    respondAndClose(answer);
                 } else {
-                    home.context().observer().onExpired(expired);
-                    respondAndClose(expired.onExpiry(home.context().settings().timeouts()));
+                    moveTo(State.CLOSING);
+                    channel.closeLingering();
                 }
             }
             case HANDLER -> {
                 if (state == State.HANDLING && pending != null) expire(pending);
-            }
-            case IDLE -> {
-                home.context().observer().onExpired(expired);
-                moveTo(State.CLOSING);
-                channel.closeLingering();
             }
             case STREAM -> {
                 dropped(ExchangeObserver.Cut.STREAM_STALLED);
@@ -413,7 +403,7 @@ final class Http1Protocol implements Protocol {
 
     /** Reports an answer to the observer, and for the request being answered now, its time to the access log. */
     private void observe(Pending answered, int status, long nanoTime) {
-        ObservedAnswer.report(home.context().observer(), answered.request.method(), answered.pattern, status, nanoTime - answered.start);
+        home.context().answered(answered.request.method(), answered.pattern, status, nanoTime - answered.start);
         if (answered == pending) answeredAt(nanoTime);
     }
 
@@ -427,19 +417,19 @@ final class Http1Protocol implements Protocol {
         if (readingInput && access == null && home.untimedAnswers().hold(method, pattern, status, start)) return;
         long now = System.nanoTime();
         reportUntimed(now); // those held before it, when full
-        ObservedAnswer.report(home.context().observer(), method, pattern, status, now - start);
+        home.context().answered(method, pattern, status, now - start);
         answeredAt(now);
     }
 
     /** Times the answers {@link #answeredOnLoop} held, before any of them can leave (a clock read only when some are). */
     private void reportUntimed() {
         UntimedAnswers untimed = home.untimedAnswers();
-        if (!untimed.isEmpty()) untimed.report(home.context().observer(), System.nanoTime());
+        if (!untimed.isEmpty()) untimed.report(home.context(), System.nanoTime());
     }
 
     /** Reports the answers held as made at {@code now}. */
     private void reportUntimed(long now) {
-        home.untimedAnswers().report(home.context().observer(), now);
+        home.untimedAnswers().report(home.context(), now);
     }
 
     /** The access log's time of the request being answered now. */
