@@ -86,7 +86,6 @@ public interface ServerObserver extends ExchangeObserver {
     }
 
     /** A 503 went (or goes) to a client, for {@code reason}. */
-    @Override
     default void onRejected(Rejection reason) {
     }
 

@@ -264,12 +264,9 @@ final class BlockingConnection {
         ResponsePlan plan = ResponsePlan.of(request, response, context.isStopping());
         if (access != null) access.responding(response.status(), output.written());
         try {
-            if (plan.streamsBody()) {
-                streamBody(response, plan);
-            } else {
-                plan.write(out, response, requestId(), System.nanoTime());
-                out.writeTo(output);
-            }
+            plan.write(out, response, requestId(), System.nanoTime());
+            out.writeTo(output);
+            if (plan.streamsBody()) streamBody(response, plan);
         } finally {
             if (access != null) access.finish(output.written()); // a failed write: what was sent
         }
@@ -286,10 +283,7 @@ final class BlockingConnection {
             case Dispatch.Answered answered -> answered.response();
             case Dispatch.Ready ready -> dispatcher.respond(ready);
         };
-        if (context.observing()) {
-            String pattern = routed instanceof Dispatch.Ready ready ? ready.pattern() : ((Dispatch.Answered) routed).pattern();
-            context.answered(request.method(), pattern, response.status(), System.nanoTime() - start);
-        }
+        if (context.observing()) context.answered(request.method(), routed.pattern(), response.status(), System.nanoTime() - start);
         return response;
     }
 
@@ -364,10 +358,8 @@ final class BlockingConnection {
         closeQuietly();
     }
 
-    /** Sends a streamed body chunk by chunk, pulling one item at a time. */
+    /** Sends a streamed body, after its head, chunk by chunk, pulling one item at a time. */
     private void streamBody(Response response, ResponsePlan plan) throws IOException {
-        plan.write(out, response, requestId(), System.nanoTime());
-        out.writeTo(output);
         BlockingSubscriber subscriber = new BlockingSubscriber();
         response.stream().subscribe(subscriber);
         try {

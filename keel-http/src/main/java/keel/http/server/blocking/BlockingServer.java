@@ -1,8 +1,8 @@
 package keel.http.server.blocking;
 
 import keel.core.log.Log;
+import keel.http.Response;
 import keel.http.execution.Rejection;
-import keel.http.execution.Responses;
 import keel.http.server.exchange.Listener;
 import keel.http.server.exchange.ServerContext;
 
@@ -103,8 +103,7 @@ public final class BlockingServer implements Listener {
     private void handOff(Socket socket) {
         BlockingConnection connection = new BlockingConnection(connectionIds.incrementAndGet(), socket, context, this::onClosed);
         if (openConnections.incrementAndGet() > settings.maxConnections()) {
-            context.observer().onRejected(Rejection.CONNECTION_LIMIT);
-            refuseOnNewThread(connection, "connection limit reached (" + settings.maxConnections() + ")");
+            refuseOnNewThread(connection, context.overConnectionLimit());
             return;
         }
         open.add(connection);
@@ -112,14 +111,13 @@ public final class BlockingServer implements Listener {
             threads.execute(connection::serve);
         } catch (RejectedExecutionException full) {
             open.remove(connection);
-            context.observer().onRejected(Rejection.BLOCKING_THREADS_BUSY);
-            refuseOnNewThread(connection, "all connection threads are busy");
+            refuseOnNewThread(connection, context.dispatcher().refusal(Rejection.BLOCKING_THREADS_BUSY, "all connection threads are busy"));
         }
     }
 
     /** The refusal lingers up to the drain time, so it runs off the acceptor thread. */
-    private void refuseOnNewThread(BlockingConnection connection, String reason) {
-        Thread.ofVirtual().name("keel-refuse").start(() -> connection.refuse(Responses.overloaded(reason)));
+    private void refuseOnNewThread(BlockingConnection connection, Response refusal) {
+        Thread.ofVirtual().name("keel-refuse").start(() -> connection.refuse(refusal));
     }
 
     void onClosed(BlockingConnection connection) {

@@ -1,7 +1,6 @@
 package keel.http.server.exchange;
 
 import keel.core.net.ChannelObserver;
-import keel.http.execution.Rejection;
 import keel.http.ws.WsObserver;
 
 /**
@@ -17,9 +16,6 @@ public interface ExchangeObserver extends ChannelObserver {
 
     /** An answer left the handler or the router; {@code route} is null when none matched. */
     void onResponse(String method, String route, int status, long nanos);
-
-    /** A 503 for {@code reason}. */
-    void onRejected(Rejection reason);
 
     /** A wait on a client ran out: {@link Wait#IDLE}, {@link Wait#HEAD}, or {@link Wait#BODY} (a body that sent nothing). */
     void onExpired(Wait wait);

@@ -9,6 +9,7 @@ import keel.http.accesslog.AccessLog;
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
 import keel.http.execution.Dispatcher;
+import keel.http.execution.Rejection;
 import keel.http.router.Route;
 import keel.http.router.RouteMatch;
 import keel.http.router.RouteTable;
@@ -107,6 +108,11 @@ public record ServerContext(Settings settings, Dispatcher dispatcher, ExchangeOb
         }
         observer.onExpired(wait);
         return wait == Wait.IDLE ? null : wait.onExpiry(settings.timeouts());
+    }
+
+    /** The 503 of a connection past {@code server.max-connections}, counted. */
+    public Response overConnectionLimit() {
+        return dispatcher.refusal(Rejection.CONNECTION_LIMIT, "connection limit reached (" + settings.maxConnections() + ")");
     }
 
     /** A server-mode engine for a new connection, or null when the server speaks plain HTTP. */

@@ -94,10 +94,6 @@ final class LoopConnections {
         return accessLines;
     }
 
-    EventLoop loop() {
-        return loop;
-    }
-
     Channel.Settings channelSettings() {
         return channelSettings;
     }

@@ -6,8 +6,7 @@ import keel.core.loop.LoopGroup;
 import keel.core.net.Acceptor;
 import keel.core.net.Channel;
 import keel.core.net.Protocol;
-import keel.http.execution.Rejection;
-import keel.http.execution.Responses;
+import keel.http.Response;
 import keel.http.server.exchange.ExchangeObserver;
 import keel.http.server.exchange.Listener;
 import keel.http.server.exchange.ServerContext;
@@ -78,11 +77,10 @@ public final class NioServer implements Listener {
         Protocol protocol;
         SSLEngine engine = null;
         if (openConnections.opened() > settings.maxConnections()) {
-            context.observer().onRejected(Rejection.CONNECTION_LIMIT);
+            Response refusal = context.overConnectionLimit();
             LOG.debug("connection_refused", "reason", "max_connections", "limit", settings.maxConnections());
             // Over TLS a 503 needs a handshake first: the work an overloaded server refuses.
-            protocol = context.tls() != null ? REFUSED_HANDSHAKE : new Http1Protocol(connectionIds.incrementAndGet(), home,
-                    Responses.overloaded("connection limit reached (" + settings.maxConnections() + ")"));
+            protocol = context.tls() != null ? REFUSED_HANDSHAKE : new Http1Protocol(connectionIds.incrementAndGet(), home, refusal);
         } else {
             protocol = new Http1Protocol(connectionIds.incrementAndGet(), home, null);
             engine = context.newTlsEngine();
