@@ -69,11 +69,12 @@ public final class RequestPathWarmup implements Warmup {
     private static volatile boolean ran;
 
     /**
-     * Before a server with {@code options} opens its port: with a warm-up that waits for the JIT, its
-     * {@code observer}'s hot paths first (the settling then covers their compilations and garbage; a
-     * first touch does not: with the observer's classes loaded by then, the metrics' throwaway registry
-     * opened the port about 30 ms later on one CPU, for a first request about 0.5 ms faster); then
-     * {@link #server}.
+     * Prepares this JVM to serve with {@code options} before any real request. With a warm-up that
+     * waits for the JIT, its {@code observer}'s hot paths first (the settling then covers their
+     * compilations and garbage; a first touch does not: with the observer's classes loaded by then, the
+     * metrics' throwaway registry opened the port about 30 ms later on one CPU, for a first request
+     * about 0.5 ms faster). Then it resolves the bind address and runs the whole request path against
+     * a throwaway loopback server configured the same way ({@link #run}).
      */
     @Override
     public Report warmUp(ServerOptions options, ServerObserver observer) throws IOException {
@@ -81,15 +82,6 @@ public final class RequestPathWarmup implements Warmup {
             observer.warmup(options.warmupRequests());
             StartupTimeline.mark("warm-up: the server's observer (metrics)");
         }
-        return server(options);
-    }
-
-    /**
-     * Prepares this JVM to serve with {@code options} before any real request: resolves the bind
-     * address, then runs the whole request path against a throwaway loopback server configured the
-     * same way ({@link #run}), so classes are loaded, hot methods compiled and thread pools started.
-     */
-    public static Report server(ServerOptions options) throws IOException {
         InetAddress.getByName(options.host());
         ClientOptions.Builder clientOptions = ClientOptions.builder().loops(1);
         // Over TLS the warm-up client trusts the server's own certificate, on 127.0.0.1 whatever names it holds.

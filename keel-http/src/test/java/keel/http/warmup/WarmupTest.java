@@ -7,6 +7,7 @@ import keel.http.client.HttpClient;
 import keel.http.config.ConfigException;
 import keel.http.router.Router;
 import keel.http.server.HttpServer;
+import keel.http.server.ServerObserver;
 import keel.http.server.ServerOptions;
 import keel.http.server.TestServer;
 import keel.http.server.Transport;
@@ -59,7 +60,7 @@ class WarmupTest {
     void theServerWarmupAnswersEveryRequestAndStopsWhatItStarted(Wire wire) throws Exception {
         Set<Thread> clientLoopsBefore = threadsNamed("keel-client");
         ServerOptions options = wire.configure(ServerOptions.builder().host("127.0.0.1").port(0).loops(2)).build();
-        Warmup.Report report = RequestPathWarmup.server(options);
+        Warmup.Report report = new RequestPathWarmup().warmUp(options, ServerObserver.NONE);
         assertThat(report.failures()).isZero();
         assertThat(report.requests()).as("the default size, then a quarter as many one per connection")
                 .isEqualTo(Warmup.DEFAULT_REQUESTS + Warmup.DEFAULT_REQUESTS / 4);
@@ -71,7 +72,7 @@ class WarmupTest {
         java.time.Duration grace = java.time.Duration.ofSeconds(20);
         ServerOptions options = ServerOptions.builder().host("127.0.0.1").port(0).loops(1).healthGrace(grace).build();
         long start = System.nanoTime();
-        Warmup.Report report = RequestPathWarmup.server(options);
+        Warmup.Report report = new RequestPathWarmup().warmUp(options, ServerObserver.NONE);
         assertThat(report.failures()).isZero();
         assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).as("the warm-up, settling included").isLessThan(grace);
     }
