@@ -34,7 +34,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An HTTP/1.1 server: a transport ({@code nio} or {@code blocking}) in front of a frozen route table.
@@ -52,7 +51,9 @@ public final class HttpServer implements AutoCloseable {
     private final ServerOptions options;
     private final Dispatcher dispatcher;
     private final Listener transport;
-    /** The guard of the nio transport's loops; null when it is off or on the blocking transport. */
+    /** The nio transport's event loops, which the server stops after the transport; null on the blocking transport. */
+    private LoopGroup loops;
+    /** The guard of those loops; null when it is off or on the blocking transport. */
     private LoopGuard guard;
     /** Null when the access log is off. */
     private final AccessLog accessLog;
@@ -95,6 +96,7 @@ public final class HttpServer implements AutoCloseable {
             transport.open();
             if (timed) StartupTimeline.mark("port open");
         } catch (IOException | RuntimeException e) {
+            stopLoops();
             dispatcher.close();
             if (accessLog != null) accessLog.close();
             throw e;
@@ -118,22 +120,16 @@ public final class HttpServer implements AutoCloseable {
     private Listener transport(ServerContext context, ServerObserver observer) throws IOException {
         ServerOptions.Pools pools = options.pools();
         if (options.transport() == Transport.NIO) {
-            LoopGroup loops = new LoopGroup(pools.loops(), "keel-loop", pools.loopTurnBudget(), pools.loopTaskQueue());
+            loops = new LoopGroup(pools.loops(), "keel-loop", pools.loopTurnBudget(), pools.loopTaskQueue());
             if (options.guard().enabled()) guard = new LoopGuard(loops.loops(), options.guard(), dispatcher, observer);
-            return new NioServer(context, loops, guard == null ? () -> { } : guard::close);
+            return new NioServer(context, loops);
         }
         ExecutorService threads = switch (options.threads()) {
             case PLATFORM -> new ThreadPoolExecutor(pools.blockingThreads(), pools.blockingThreads(), 60, TimeUnit.SECONDS,
-                    new ArrayBlockingQueue<>(pools.blockingQueue()), platformThreads("keel-conn-"), new ThreadPoolExecutor.AbortPolicy());
+                    new ArrayBlockingQueue<>(pools.blockingQueue()), Thread.ofPlatform().name("keel-conn-", 0).daemon(true).factory());
             case VIRTUAL -> Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("keel-conn-vt-", 0).factory());
         };
         return new BlockingServer(context, threads);
-    }
-
-    /** Daemon platform threads, named {@code prefix} and a number. */
-    private static ThreadFactory platformThreads(String prefix) {
-        AtomicInteger counter = new AtomicInteger();
-        return task -> Thread.ofPlatform().name(prefix + counter.getAndIncrement()).daemon(true).unstarted(task);
     }
 
     /**
@@ -236,7 +232,7 @@ public final class HttpServer implements AutoCloseable {
 
     /** The event loops of the nio transport (empty for the blocking transport). */
     public List<EventLoop> loops() {
-        return transport.loops();
+        return loops == null ? List.of() : loops.loops();
     }
 
     /** One lag probe per event loop (empty when the guard is off or on the blocking transport). */
@@ -321,9 +317,21 @@ public final class HttpServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {
+            stopLoops();
             dispatcher.close();
             if (accessLog != null) accessLog.close();
             stopped.countDown();
+        }
+    }
+
+    /** Ends the nio transport's loops, their guard first: a stopped loop would look stuck to it. */
+    private void stopLoops() {
+        if (guard != null) guard.close();
+        if (loops == null) return;
+        try {
+            loops.shutdown(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -1,11 +1,8 @@
 package keel.http.server.exchange;
 
-import keel.core.loop.EventLoop;
-
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.List;
 
 /** What each transport runs for the server: the bound socket and its connections. */
 public interface Listener {
@@ -19,11 +16,6 @@ public interface Listener {
     InetSocketAddress address() throws IOException;
 
     int openConnections();
-
-    /** The event loops that own the connections (nio); empty for a thread per connection. */
-    default List<EventLoop> loops() {
-        return List.of();
-    }
 
     void stop(Duration grace) throws IOException;
 }

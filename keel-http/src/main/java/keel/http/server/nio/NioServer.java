@@ -17,9 +17,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.IdentityHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLEngine;
 
@@ -30,19 +28,16 @@ public final class NioServer implements Listener {
     private final ServerContext context;
     private final ServerContext.Settings settings;
     private final LoopGroup loops;
-    /** Ends what watches the loops (the guard), before they stop. */
-    private final Runnable closeGuard;
     private final Map<EventLoop, LoopConnections> homes = new IdentityHashMap<>();
     private final OpenCount openConnections = new OpenCount();
     private final AtomicLong connectionIds = new AtomicLong();
     private Acceptor acceptor;
 
-    /** Serves on {@code loops}, which it stops with itself; {@code closeGuard} ends what watches them, before they stop. */
-    public NioServer(ServerContext context, LoopGroup loops, Runnable closeGuard) {
+    /** Serves on {@code loops}; whoever made them stops them once this server has stopped. */
+    public NioServer(ServerContext context, LoopGroup loops) {
         this.context = context;
         this.settings = context.settings();
         this.loops = loops;
-        this.closeGuard = closeGuard;
         if (settings.nativeIo()) Channel.prepareNativeIo(); // here, not on the first connection's loop
         for (EventLoop loop : loops.loops()) {
             LoopConnections home = new LoopConnections(loop, this);
@@ -60,14 +55,8 @@ public final class NioServer implements Listener {
     /** Binds and starts accepting: the last step of a start, once everything a request needs is ready. */
     @Override
     public void open() throws IOException {
-        try {
-            acceptor = new Acceptor(settings.address(), settings.backlog(), loops, this::initialize,
-                    () -> context.observer().onCut(ExchangeObserver.Cut.HANDOFF_REFUSED));
-        } catch (IOException e) {
-            closeGuard.run();
-            shutdownLoops();
-            throw e;
-        }
+        acceptor = new Acceptor(settings.address(), settings.backlog(), loops, this::initialize,
+                () -> context.observer().onCut(ExchangeObserver.Cut.HANDOFF_REFUSED));
         acceptor.start();
     }
 
@@ -124,14 +113,10 @@ public final class NioServer implements Listener {
         return openConnections.get();
     }
 
-    @Override
-    public List<EventLoop> loops() {
-        return loops.loops();
-    }
-
     /**
      * Stops accepting, closes idle connections (lingering), lets in-flight exchanges finish for up to
-     * {@code grace} (their responses say {@code Connection: close}), then closes what remains.
+     * {@code grace} (their responses say {@code Connection: close}), then closes what remains; the
+     * loops go on until their owner stops them.
      */
     @Override
     public void stop(Duration grace) throws IOException {
@@ -145,21 +130,11 @@ public final class NioServer implements Listener {
         }
         if (openConnections.get() > 0) LOG.warn("grace_period_over", "connections_closed", openConnections.get());
         onEveryLoop(LoopConnections::closeAll);
-        closeGuard.run();
-        shutdownLoops();
     }
 
     private void onEveryLoop(java.util.function.Consumer<LoopConnections> action) {
         try {
             LoopGroup.runOnEach(loops.loops(), loop -> action.accept(homes.get(loop)), Duration.ofSeconds(5));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private void shutdownLoops() {
-        try {
-            loops.shutdown(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
