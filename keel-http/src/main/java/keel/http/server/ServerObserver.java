@@ -4,7 +4,6 @@ import keel.core.guard.BlockedLoop;
 import keel.core.net.ChannelObserver;
 import keel.http.execution.Rejection;
 import keel.http.server.exchange.ExchangeObserver;
-import keel.http.server.exchange.Wait;
 import keel.http.ws.WsObserver;
 
 /**
@@ -15,7 +14,7 @@ import keel.http.ws.WsObserver;
  * <p>Its byte and TLS handshake methods come from {@link ChannelObserver}, whose package is exported to
  * keel.http only: another module overrides them here by name and never names {@code ChannelObserver}.
  * The exchanges of both transports tell their events through {@link ExchangeObserver} (not exported
- * either): the defaults here give each its reason and pass it on to {@link #onTimeout} or {@link #onDropped}.
+ * either), whose reasons the defaults here hand on to {@link #onTimeout} and {@link #onDropped}.
  */
 @SuppressWarnings("exports")
 public interface ServerObserver extends ExchangeObserver {
@@ -103,33 +102,16 @@ public interface ServerObserver extends ExchangeObserver {
         onTimeout(Timeout.WRITE_STALLED);
     }
 
-    /** An exchange's wait ran out: {@link #onTimeout} with its reason. */
+    /** An exchange's wait on a client ran out: {@link #onTimeout}, for the reason of the same name. */
     @Override
-    default void onExpired(Wait wait) {
-        onTimeout(switch (wait) {
-            case IDLE -> Timeout.IDLE;
-            case HEAD -> Timeout.HEAD_READ;
-            case BODY -> Timeout.BODY_STALLED;
-            case NONE, HANDLER, STREAM, WRITE, LINGER -> throw new IllegalArgumentException("an expired " + wait + " wait is no timeout of a client");
-        });
+    default void onExpired(Expiry reason) {
+        onTimeout(Timeout.valueOf(reason.name()));
     }
 
-    @Override
-    default void onBodyTooSlow() {
-        onTimeout(Timeout.BODY_TOO_SLOW);
-    }
-
-    /** An exchange cut a response short: {@link #onDropped} with its reason. */
+    /** An exchange cut a response short: {@link #onDropped}, for the reason of the same name. */
     @Override
     default void onCut(Cut reason) {
-        onDropped(switch (reason) {
-            case LOOP_QUEUE_FULL -> Drop.LOOP_QUEUE_FULL;
-            case LOOP_STOPPED -> Drop.LOOP_STOPPED;
-            case RESPONSE_FAILED -> Drop.RESPONSE_FAILED;
-            case STREAM_FAILED -> Drop.STREAM_FAILED;
-            case STREAM_STALLED -> Drop.STREAM_STALLED;
-            case HANDOFF_REFUSED -> Drop.HANDOFF_REFUSED;
-        });
+        onDropped(Drop.valueOf(reason.name()));
     }
 
     /** What hears the server's WebSocket sessions; asked once, as the server starts. */

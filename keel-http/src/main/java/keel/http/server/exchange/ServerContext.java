@@ -97,16 +97,20 @@ public record ServerContext(Settings settings, Dispatcher dispatcher, ExchangeOb
     }
 
     /**
-     * A connection's wait for a request's bytes ran out at {@code now} ({@code bodyRate}: its body's):
-     * tells the observer why, and returns the 408 that answers it, or null for an idle connection,
-     * which closes lingering without an answer.
+     * A connection's wait for a request's bytes ({@link Wait#IDLE}, {@link Wait#HEAD} or {@link Wait#BODY})
+     * ran out at {@code now} ({@code bodyRate}: its body's): tells the observer why, and returns the 408
+     * that answers it, or null for an idle connection, which closes lingering without an answer.
      */
     public Response expired(Wait wait, BodyRate bodyRate, long now) {
         if (wait == Wait.BODY && bodyRate.isTooSlow(now)) {
-            observer.onBodyTooSlow();
+            observer.onExpired(ExchangeObserver.Expiry.BODY_TOO_SLOW);
             return bodyRate.tooSlow();
         }
-        observer.onExpired(wait);
+        observer.onExpired(switch (wait) {
+            case IDLE -> ExchangeObserver.Expiry.IDLE;
+            case HEAD -> ExchangeObserver.Expiry.HEAD_READ;
+            default -> ExchangeObserver.Expiry.BODY_STALLED;
+        });
         return wait == Wait.IDLE ? null : wait.onExpiry(settings.timeouts());
     }
 
