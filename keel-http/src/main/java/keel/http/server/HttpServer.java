@@ -21,6 +21,7 @@ import keel.http.server.exchange.Listener;
 import keel.http.server.exchange.ServerContext;
 import keel.http.server.exchange.Timeouts;
 import keel.http.server.nio.NioServer;
+import keel.http.ws.WsConnection;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -86,10 +87,9 @@ public final class HttpServer implements AutoCloseable {
             if (accessLog != null) accessLog.close();
             throw e;
         }
-        ServerContext context = ServerContext.of(exchangeSettings(options), dispatcher, observer, observer != ServerObserver.NONE, tls, accessLog);
+        ServerContext context = ServerContext.of(exchangeSettings(options, observer), dispatcher, observer, observer != ServerObserver.NONE, tls, accessLog);
         try {
             this.transport = transport(context, observer);
-            if (options.warmup()) transport.prepare();
             // The observer (metrics) is ready before the port opens, so the first request pays for nothing.
             observer.onStart(this);
             if (timed) StartupTimeline.mark("server: " + options.transport().word() + " transport" + (options.warmup() ? ", buffers filled" : ""));
@@ -103,14 +103,16 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
-    /** The server's options as the exchanges of both transports read them. */
-    private static ServerContext.Settings exchangeSettings(ServerOptions options) {
+    /** The server's options as the exchanges of both transports read them, {@code observer} hearing the WebSocket sessions. */
+    private static ServerContext.Settings exchangeSettings(ServerOptions options, ServerObserver observer) {
         var limits = options.limits();
         var t = options.timeouts();
+        var marks = options.waterMarks();
         return new ServerContext.Settings(new InetSocketAddress(options.host(), options.port()), limits.backlog(), limits.maxConnections(),
                 limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize(),
                 new Timeouts(t.headRead(), t.idle(), t.writeStall(), t.streamStall(), t.bodyMinRate(), t.bodyRateWindow(), t.lingerDrain()),
-                options.waterMarks().high(), options.waterMarks().low(), options.pools().pipelineRun(), options.nativeIo(), options.webSocket());
+                marks.high(), marks.low(), options.pools().pipelineRun(), options.nativeIo(),
+                new WsConnection.Settings(options.webSocket(), marks.high(), marks.low(), observer.webSockets()));
     }
 
     /**
@@ -122,7 +124,7 @@ public final class HttpServer implements AutoCloseable {
         if (options.transport() == Transport.NIO) {
             loops = new LoopGroup(pools.loops(), "keel-loop", pools.loopTurnBudget(), pools.loopTaskQueue());
             if (options.guard().enabled()) guard = new LoopGuard(loops.loops(), options.guard(), dispatcher, observer);
-            return new NioServer(context, loops);
+            return new NioServer(context, loops, options.warmup());
         }
         ExecutorService threads = switch (options.threads()) {
             case PLATFORM -> new ThreadPoolExecutor(pools.blockingThreads(), pools.blockingThreads(), 60, TimeUnit.SECONDS,

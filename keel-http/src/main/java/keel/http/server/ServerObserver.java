@@ -115,7 +115,6 @@ public interface ServerObserver extends ExchangeObserver {
     }
 
     /** What hears the server's WebSocket sessions; asked once, as the server starts. */
-    @Override
     default WsObserver webSockets() {
         return WsObserver.NONE;
     }

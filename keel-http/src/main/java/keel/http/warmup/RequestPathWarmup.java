@@ -78,7 +78,7 @@ public final class RequestPathWarmup implements Warmup {
      */
     @Override
     public Report warmUp(ServerOptions options, ServerObserver observer) throws IOException {
-        if (waitsForJit(options.warmupRequests())) {
+        if (options.warmupRequests() >= JIT_REQUESTS) {
             observer.warmup(options.warmupRequests());
             StartupTimeline.mark("warm-up: the server's observer (metrics)");
         }
@@ -101,11 +101,6 @@ public final class RequestPathWarmup implements Warmup {
                 ? TlsContexts.chain(options.keystore(), options.keystorePassword() == null ? null : options.keystorePassword().toCharArray())
                 : Pem.certificates(options.certificate());
         return TlsContexts.trusting(chain);
-    }
-
-    /** True when a warm-up of {@code requests} waits for the JIT to compile what it made hot ({@value #JIT_REQUESTS} or more). */
-    private static boolean waitsForJit(int requests) {
-        return requests >= JIT_REQUESTS;
     }
 
     /**
@@ -190,7 +185,7 @@ public final class RequestPathWarmup implements Warmup {
             StartupTimeline.mark("warm-up: throwaway server stopped");
             // A smaller warm-up makes few methods hot: the compilers' queue then holds the start's own
             // methods, not worth the wait, and its garbage is not worth a full collection.
-            if (waitsForJit(requests)) {
+            if (requests >= JIT_REQUESTS) {
                 settle();
                 StartupTimeline.mark("warm-up: settle (JIT queue, GC)");
             }

@@ -1,7 +1,6 @@
 package keel.http.server.exchange;
 
 import keel.core.net.ChannelObserver;
-import keel.http.ws.WsObserver;
 
 /**
  * What the exchanges of both transports tell of themselves, in this package's words. The server's
@@ -26,7 +25,4 @@ public interface ExchangeObserver extends ChannelObserver {
     void onExpired(Expiry reason);
 
     void onCut(Cut reason);
-
-    /** What hears the WebSocket sessions; asked once. */
-    WsObserver webSockets();
 }

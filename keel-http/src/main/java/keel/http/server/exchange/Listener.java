@@ -6,10 +6,6 @@ import java.time.Duration;
 
 /** What each transport runs for the server: the bound socket and its connections. */
 public interface Listener {
-    /** Warm start: fills the buffers of the first connections before the port opens (nio: each loop's pool). */
-    default void prepare() {
-    }
-
     /** Binds the port and starts accepting; called last, when everything else is ready. */
     void open() throws IOException;
 

@@ -1,8 +1,6 @@
 package keel.http.server.exchange;
 
-import keel.core.buffer.BufferPool;
 import keel.core.log.Log;
-import keel.core.net.Channel;
 import keel.core.tls.Tls;
 import keel.http.Response;
 import keel.http.accesslog.AccessLog;
@@ -15,12 +13,9 @@ import keel.http.router.RouteMatch;
 import keel.http.router.RouteTable;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
-import keel.http.ws.WsOptions;
 
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
-import javax.net.ssl.SSLEngine;
 
 /**
  * What both transports share for one running server: its settings, dispatcher, observer, TLS and
@@ -32,18 +27,18 @@ import javax.net.ssl.SSLEngine;
  * @param readBufferSize larger than the head limit, so a buffer full of head bytes always means 431, never a stall
  */
 public record ServerContext(Settings settings, Dispatcher dispatcher, ExchangeObserver observer, boolean observing, Tls tls,
-                            AccessLog accessLog, Http1Parser.Limits parserLimits, int readBufferSize,
-                            WsConnection.Settings webSocketSettings, AtomicBoolean stopping) {
+                            AccessLog accessLog, Http1Parser.Limits parserLimits, int readBufferSize, AtomicBoolean stopping) {
     private static final Log LOG = Log.of(ServerContext.class);
 
     /**
      * The server's options as the exchanges read them (the server makes them from its {@code ServerOptions}).
      *
      * @param pipelineRun the requests pipelined behind one handled off the loop that may join its run (nio)
+     * @param webSocket   the settings of the WebSocket sessions (nio)
      */
     public record Settings(InetSocketAddress address, int backlog, int maxConnections, int maxHeadSize, int maxHeaderCount,
                            long maxBodySize, Timeouts timeouts, int highWaterMark, int lowWaterMark, int pipelineRun,
-                           boolean nativeIo, WsOptions webSocket) {
+                           boolean nativeIo, WsConnection.Settings webSocket) {
     }
 
     public static ServerContext of(Settings settings, Dispatcher dispatcher, ExchangeObserver observer, boolean observing, Tls tls,
@@ -53,9 +48,7 @@ public record ServerContext(Settings settings, Dispatcher dispatcher, ExchangeOb
         return new ServerContext(settings, dispatcher, observer, observing, tls, accessLog,
                 new Http1Parser.Limits(settings.maxHeadSize(), settings.maxHeaderCount(), settings.maxBodySize(),
                         bodyLimit(dispatcher.routes(), settings.maxBodySize())),
-                Math.max(16 * 1024, Integer.highestOneBit(settings.maxHeadSize()) * 2),
-                new WsConnection.Settings(settings.webSocket(), settings.highWaterMark(), settings.lowWaterMark(), observer.webSockets()),
-                new AtomicBoolean());
+                Math.max(16 * 1024, Integer.highestOneBit(settings.maxHeadSize()) * 2), new AtomicBoolean());
     }
 
     /** The body limit of the route a request goes to, when any route has its own; else null (the server's, with no lookup). */
@@ -70,17 +63,6 @@ public record ServerContext(Settings settings, Dispatcher dispatcher, ExchangeOb
                 return serverLimit; // the dispatcher answers it
             }
         };
-    }
-
-    /**
-     * The settings of one loop's channels: its input buffers, the water marks, the bound of a write
-     * that makes no progress, the lingering close's drain time.
-     */
-    public Channel.Settings channelSettings(BufferPool buffers) {
-        Channel.TlsBuffers tlsBuffers = tls == null ? null : Channel.TlsBuffers.of(buffers.bufferSize(), 64);
-        Duration handshakeTimeout = tls == null ? Duration.ofSeconds(10) : tls.handshakeTimeout();
-        return new Channel.Settings(buffers, tlsBuffers, settings.highWaterMark(), settings.lowWaterMark(),
-                settings.timeouts().writeStall(), settings.timeouts().lingerDrain(), handshakeTimeout, false, settings.nativeIo(), observer);
     }
 
     /**
@@ -117,11 +99,6 @@ public record ServerContext(Settings settings, Dispatcher dispatcher, ExchangeOb
     /** The 503 of a connection past {@code server.max-connections}, counted. */
     public Response overConnectionLimit() {
         return dispatcher.refusal(Rejection.CONNECTION_LIMIT, "connection limit reached (" + settings.maxConnections() + ")");
-    }
-
-    /** A server-mode engine for a new connection, or null when the server speaks plain HTTP. */
-    public SSLEngine newTlsEngine() {
-        return tls == null ? null : tls.newServerEngine();
     }
 
     public boolean isStopping() {

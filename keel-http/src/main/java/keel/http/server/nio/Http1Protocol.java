@@ -486,7 +486,7 @@ final class Http1Protocol implements Protocol {
         current = null;
         moveTo(State.UPGRADED);
         reportUntimed(); // the session may write at once
-        channel.switchTo(WsConnection.server(id, upgrade.binding(), home.context().webSocketSettings(), upgrade.release()));
+        channel.switchTo(WsConnection.server(id, upgrade.binding(), home.context().settings().webSocket(), upgrade.release()));
     }
 
     /**

@@ -7,6 +7,7 @@ import keel.http.accesslog.AccessLines;
 import keel.http.server.exchange.ServerContext;
 import keel.http.ws.WsConnection;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -36,8 +37,20 @@ final class LoopConnections {
         this.server = server;
         ServerContext context = server.context();
         this.buffers = new BufferPool(context.readBufferSize(), 256);
-        this.channelSettings = context.channelSettings(buffers);
+        this.channelSettings = channelSettings(context, buffers);
         this.accessLines = context.accessLog() == null ? null : context.accessLog().linesOf(loop);
+    }
+
+    /**
+     * The settings of this loop's channels: its input buffers, the water marks, the bound of a write
+     * that makes no progress, the lingering close's drain time.
+     */
+    private static Channel.Settings channelSettings(ServerContext context, BufferPool buffers) {
+        var settings = context.settings();
+        Channel.TlsBuffers tlsBuffers = context.tls() == null ? null : Channel.TlsBuffers.of(buffers.bufferSize(), 64);
+        Duration handshakeTimeout = context.tls() == null ? Duration.ofSeconds(10) : context.tls().handshakeTimeout();
+        return new Channel.Settings(buffers, tlsBuffers, settings.highWaterMark(), settings.lowWaterMark(), settings.timeouts().writeStall(),
+                settings.timeouts().lingerDrain(), handshakeTimeout, false, settings.nativeIo(), context.observer());
     }
 
     /** The answers of the input being read on this loop that wait for their time; loop thread. */

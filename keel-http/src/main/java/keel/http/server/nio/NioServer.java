@@ -33,8 +33,11 @@ public final class NioServer implements Listener {
     private final AtomicLong connectionIds = new AtomicLong();
     private Acceptor acceptor;
 
-    /** Serves on {@code loops}; whoever made them stops them once this server has stopped. */
-    public NioServer(ServerContext context, LoopGroup loops) {
+    /**
+     * Serves on {@code loops}; whoever made them stops them once this server has stopped. {@code warm}:
+     * each loop runs a task and fills its buffer pool for the first connections now.
+     */
+    public NioServer(ServerContext context, LoopGroup loops, boolean warm) {
         this.context = context;
         this.settings = context.settings();
         this.loops = loops;
@@ -44,12 +47,7 @@ public final class NioServer implements Listener {
             homes.put(loop, home);
             loop.execute(home::startSweeping);
         }
-    }
-
-    /** Warm start: each loop has run a task and its buffer pool holds buffers for the first connections. */
-    @Override
-    public void prepare() {
-        onEveryLoop(LoopConnections::prepare);
+        if (warm) onEveryLoop(LoopConnections::prepare);
     }
 
     /** Binds and starts accepting: the last step of a start, once everything a request needs is ready. */
@@ -72,7 +70,7 @@ public final class NioServer implements Listener {
             protocol = context.tls() != null ? REFUSED_HANDSHAKE : new Http1Protocol(connectionIds.incrementAndGet(), home, refusal);
         } else {
             protocol = new Http1Protocol(connectionIds.incrementAndGet(), home, null);
-            engine = context.newTlsEngine();
+            engine = context.tls() == null ? null : context.tls().newServerEngine();
         }
         Channel channel = Channel.accept(socket, loop, home.channelSettings(), engine, protocol, home::remove);
         if (channel.isClosed()) onClosed(); // failed at once: it never joined its loop's set
