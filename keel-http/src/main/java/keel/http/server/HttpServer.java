@@ -19,7 +19,6 @@ import keel.http.router.Router;
 import keel.http.server.blocking.BlockingServer;
 import keel.http.server.exchange.Listener;
 import keel.http.server.exchange.ServerContext;
-import keel.http.server.exchange.Timeouts;
 import keel.http.server.nio.NioServer;
 import keel.http.ws.WsConnection;
 
@@ -74,6 +73,7 @@ public final class HttpServer implements AutoCloseable {
         this.accessLog = accessLog(options.logging(), accessLogSink);
         this.options = options;
         if (timed) StartupTimeline.mark("server: TLS keys and access log");
+        Dispatcher made = null;
         try {
             RouteTable routes = freeze(router, options); // a configured route that matches nothing stops the start before the warm-up
             if (options.warmup()) {
@@ -81,15 +81,10 @@ public final class HttpServer implements AutoCloseable {
                         + "HttpServer.start(options, router, observer, new RequestPathWarmup()) (package keel.http.warmup)");
                 warmup.warmUp(options, observer);
             }
-            this.dispatcher = dispatcher(options, routes, observer);
+            this.dispatcher = made = dispatcher(options, routes, observer);
             if (timed) StartupTimeline.mark("server: routes and executions");
-        } catch (IOException | RuntimeException e) {
-            if (accessLog != null) accessLog.close();
-            throw e;
-        }
-        ServerContext context = ServerContext.of(exchangeSettings(options, observer), dispatcher, observer, observer != ServerObserver.NONE, tls, accessLog);
-        try {
-            this.transport = transport(context, observer);
+            this.transport = transport(ServerContext.of(exchangeSettings(options, observer), dispatcher, observer,
+                    observer != ServerObserver.NONE, tls, accessLog), observer);
             // The observer (metrics) is ready before the port opens, so the first request pays for nothing.
             observer.onStart(this);
             if (timed) StartupTimeline.mark("server: " + options.transport().word() + " transport" + (options.warmup() ? ", buffers filled" : ""));
@@ -97,7 +92,7 @@ public final class HttpServer implements AutoCloseable {
             if (timed) StartupTimeline.mark("port open");
         } catch (IOException | RuntimeException e) {
             stopLoops();
-            dispatcher.close();
+            if (made != null) made.close();
             if (accessLog != null) accessLog.close();
             throw e;
         }
@@ -110,7 +105,7 @@ public final class HttpServer implements AutoCloseable {
         var marks = options.waterMarks();
         return new ServerContext.Settings(new InetSocketAddress(options.host(), options.port()), limits.backlog(), limits.maxConnections(),
                 limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize(),
-                new Timeouts(t.headRead(), t.idle(), t.writeStall(), t.streamStall(), t.bodyMinRate(), t.bodyRateWindow(), t.lingerDrain()),
+                new ServerContext.Timeouts(t.headRead(), t.idle(), t.writeStall(), t.streamStall(), t.bodyMinRate(), t.bodyRateWindow(), t.lingerDrain()),
                 marks.high(), marks.low(), options.pools().pipelineRun(), options.nativeIo(),
                 new WsConnection.Settings(options.webSocket(), marks.high(), marks.low(), observer.webSockets()));
     }

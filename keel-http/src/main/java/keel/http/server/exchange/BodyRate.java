@@ -19,7 +19,7 @@ public final class BodyRate {
     /** When the body falls behind the rate, unless more arrives. */
     private long due;
 
-    public BodyRate(Timeouts timeouts) {
+    public BodyRate(ServerContext.Timeouts timeouts) {
         this.rate = timeouts.bodyMinRate();
         this.windowNanos = timeouts.bodyRateWindow().toNanos();
     }

@@ -15,6 +15,7 @@ import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -39,6 +40,11 @@ public record ServerContext(Settings settings, Dispatcher dispatcher, ExchangeOb
     public record Settings(InetSocketAddress address, int backlog, int maxConnections, int maxHeadSize, int maxHeaderCount,
                            long maxBodySize, Timeouts timeouts, int highWaterMark, int lowWaterMark, int pipelineRun,
                            boolean nativeIo, WsConnection.Settings webSocket) {
+    }
+
+    /** The server's {@code timeouts.*} as a connection's waits ({@link Wait}) and a body's minimum rate ({@link BodyRate}) read them. */
+    public record Timeouts(Duration headRead, Duration idle, Duration writeStall, Duration streamStall, int bodyMinRate,
+                           Duration bodyRateWindow, Duration lingerDrain) {
     }
 
     public static ServerContext of(Settings settings, Dispatcher dispatcher, ExchangeObserver observer, boolean observing, Tls tls,

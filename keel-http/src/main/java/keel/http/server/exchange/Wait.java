@@ -49,7 +49,7 @@ public enum Wait {
     }
 
     /** The wait's timeout; 0 for none (only a stream-stall of {@code none}). */
-    public long timeoutNanos(Timeouts timeouts) {
+    public long timeoutNanos(ServerContext.Timeouts timeouts) {
         return switch (this) {
             case NONE -> throw new IllegalStateException("no deadline without a wait");
             case HANDLER -> throw new IllegalStateException("a handler's deadline is its route's");
@@ -65,7 +65,7 @@ public enum Wait {
      * The 408 that answers an expired wait for a head or a stalled body (a body too slow for its rate is
      * {@link BodyRate#tooSlow}); the other waits end without a response.
      */
-    public Response onExpiry(Timeouts timeouts) {
+    public Response onExpiry(ServerContext.Timeouts timeouts) {
         return switch (this) {
             case HEAD -> Responses.error(408, "request head not received within " + timeouts.headRead().toMillis() + " ms");
             case BODY -> Responses.error(408, "request body stalled for " + timeouts.idle().toMillis() + " ms");

@@ -50,12 +50,10 @@ final class AnswerHandoff implements HandlerCall.Inbox {
     private Object[] taken;
     private int takenCount;
 
-    /** {@code capacity}: the most answers a burst can hold. */
-    AnswerHandoff(int capacity) {
-        this(capacity, null, null, null);
-    }
-
-    /** {@code take}: the loop task that takes a burst up ({@link #take}) and hands its answers on. */
+    /**
+     * {@code capacity}: the most answers a burst can hold; {@code take}: the loop task that takes a burst
+     * up ({@link #take}) and hands its answers on.
+     */
     AnswerHandoff(int capacity, Channel channel, Runnable take, ExchangeObserver observer) {
         this.capacity = capacity;
         this.channel = channel;

@@ -41,10 +41,7 @@ final class LoopConnections {
         this.accessLines = context.accessLog() == null ? null : context.accessLog().linesOf(loop);
     }
 
-    /**
-     * The settings of this loop's channels: its input buffers, the water marks, the bound of a write
-     * that makes no progress, the lingering close's drain time.
-     */
+    /** The settings of this loop's channels: its buffers, the water marks, the write-stall bound, the lingering drain. */
     private static Channel.Settings channelSettings(ServerContext context, BufferPool buffers) {
         var settings = context.settings();
         Channel.TlsBuffers tlsBuffers = context.tls() == null ? null : Channel.TlsBuffers.of(buffers.bufferSize(), 64);

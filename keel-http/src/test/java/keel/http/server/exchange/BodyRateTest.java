@@ -13,7 +13,7 @@ class BodyRateTest {
     private static final long STALL = 60_000 * MS;
 
     private static BodyRate rate(int bytesPerSecond) {
-        return new BodyRate(new Timeouts(Duration.ofSeconds(10), Duration.ofMinutes(1), Duration.ofSeconds(30), Duration.ofMinutes(1),
+        return new BodyRate(new ServerContext.Timeouts(Duration.ofSeconds(10), Duration.ofMinutes(1), Duration.ofSeconds(30), Duration.ofMinutes(1),
                 bytesPerSecond, Duration.ofSeconds(1), Duration.ofSeconds(2)));
     }
 

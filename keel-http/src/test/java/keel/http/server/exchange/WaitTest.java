@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class WaitTest {
-    private static final Timeouts TIMEOUTS = new Timeouts(
+    private static final ServerContext.Timeouts TIMEOUTS = new ServerContext.Timeouts(
             Duration.ofMillis(300), Duration.ofSeconds(60), Duration.ofSeconds(20), Duration.ofSeconds(45), 240, Duration.ofSeconds(10),
             Duration.ofSeconds(2));
 
