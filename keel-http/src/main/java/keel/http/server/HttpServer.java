@@ -5,6 +5,8 @@ import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.loop.LoopGroup;
 import keel.core.startup.StartupTimeline;
+import keel.core.tls.Tls;
+import keel.core.tls.TlsContexts;
 import keel.http.Execution;
 import keel.http.accesslog.AccessLog;
 import keel.http.config.ConfigException;
@@ -34,6 +36,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 
 /**
  * An HTTP/1.1 server: a transport ({@code nio} or {@code blocking}) in front of a frozen route table.
@@ -69,7 +72,7 @@ public final class HttpServer implements AutoCloseable {
     private HttpServer(ServerOptions options, Router router, ServerObserver observer, Warmup warmup, OutputStream accessLogSink,
                        boolean timed) throws IOException {
         // The key material and the access log's file first: one that cannot be used stops the start before anything runs.
-        keel.core.tls.Tls tls = ServerTls.create(options.tls());
+        Tls tls = tls(options.tls());
         this.accessLog = accessLog(options.logging(), accessLogSink);
         this.options = options;
         if (timed) StartupTimeline.mark("server: TLS keys and access log");
@@ -152,6 +155,26 @@ public final class HttpServer implements AutoCloseable {
                         LOG.warn("observer_failed", e, "event", "rejected");
                     }
                 });
+    }
+
+    /**
+     * The TLS every connection speaks, from {@code server.tls.*} (its key material read once); null when
+     * TLS is off. A file that cannot be read or used stops the start, with a message naming it.
+     */
+    private static Tls tls(ServerOptions.Tls options) throws IOException {
+        if (!options.enabled()) return null;
+        SSLContext context;
+        try {
+            if (options.keystore() != null) {
+                char[] password = options.keystorePassword() == null ? new char[0] : options.keystorePassword().toCharArray();
+                context = TlsContexts.server(options.keystore(), password, options.clientTrust());
+            } else {
+                context = TlsContexts.server(options.certificate(), options.privateKey(), options.clientTrust());
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            throw new IOException("cannot start TLS (server.tls.*): " + e.getMessage(), e);
+        }
+        return Tls.server(context, options.protocols(), options.clientAuth(), options.handshakeTimeout());
     }
 
     /**

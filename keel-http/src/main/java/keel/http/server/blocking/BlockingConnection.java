@@ -251,11 +251,6 @@ final class BlockingConnection {
         }
     }
 
-    /** The access log's id of the request answered now, echoed as {@code X-Request-Id}; null when the log is off. */
-    private CharSequence requestId() {
-        return access == null ? null : access.requestId();
-    }
-
     /** Runs the handler here and writes its response; false when the connection must close. */
     private boolean exchange(Request request) throws IOException {
         if (peerCertificates != null) request = request.withPeerCertificates(peerCertificates);
@@ -264,7 +259,7 @@ final class BlockingConnection {
         ResponsePlan plan = ResponsePlan.of(request, response, context.isStopping());
         if (access != null) access.responding(response.status(), output.written());
         try {
-            plan.write(out, response, requestId(), System.nanoTime());
+            plan.write(out, response, AccessRecorder.requestIdOf(access), System.nanoTime());
             out.writeTo(output);
             if (plan.streamsBody()) streamBody(response, plan);
         } finally {
@@ -334,7 +329,7 @@ final class BlockingConnection {
 
     private void respondAndClose(Response response) throws IOException {
         if (access != null) access.beginUnparsed(response.status(), output.written());
-        ResponsePlan.closing(response).write(out, response, requestId(), System.nanoTime());
+        ResponsePlan.closing(response).write(out, response, AccessRecorder.requestIdOf(access), System.nanoTime());
         try {
             out.writeTo(output);
         } finally {

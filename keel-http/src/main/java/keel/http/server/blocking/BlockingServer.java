@@ -51,7 +51,6 @@ public final class BlockingServer implements Listener {
         this.writeWatchdog = Thread.ofPlatform().name("keel-write-watchdog").daemon(true).start(this::watchWrites);
     }
 
-    /** Binds and starts accepting: the last step of a start. */
     @Override
     public void open() throws IOException {
         try {

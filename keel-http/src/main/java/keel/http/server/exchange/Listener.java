@@ -6,7 +6,7 @@ import java.time.Duration;
 
 /** What each transport runs for the server: the bound socket and its connections. */
 public interface Listener {
-    /** Binds the port and starts accepting; called last, when everything else is ready. */
+    /** Binds the port and starts accepting: the last step of a start, once everything a request needs is ready. */
     void open() throws IOException;
 
     InetSocketAddress address() throws IOException;

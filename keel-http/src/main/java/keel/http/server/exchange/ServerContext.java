@@ -72,9 +72,8 @@ public record ServerContext(Settings settings, Dispatcher dispatcher, ExchangeOb
     }
 
     /**
-     * Tells the observer of an answer: the request's method, the route's pattern (null when no route
-     * matched), the status and the time from the request's start to its answer, timed by the exchange
-     * that answered, on its own thread. A failing observer is logged, never costs the response.
+     * Tells the observer of an answer, timed by the exchange that made it, on its own thread; a failing
+     * observer is logged, never costs the response.
      */
     public void answered(String method, String pattern, int status, long nanos) {
         try {

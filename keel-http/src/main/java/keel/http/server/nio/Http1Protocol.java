@@ -437,11 +437,6 @@ final class Http1Protocol implements Protocol {
         if (access != null && state == State.HANDLING) access.answeredAt(nanoTime);
     }
 
-    /** The access log's id of the request answered now, echoed as {@code X-Request-Id}; null when the log is off. */
-    private CharSequence requestId() {
-        return access == null ? null : access.requestId();
-    }
-
     /**
      * Writes the current request's answer (or starts streaming its body). A response that cannot be
      * written (a bad value, a publisher that throws) ends the connection, never strands it.
@@ -460,11 +455,11 @@ final class Http1Protocol implements Protocol {
             if (plan.streamsBody()) {
                 reportUntimed(); // a stream may write at once
                 if (access != null) access.streaming();
-                stream = new ResponseStream(this, channel, response, plan, requestId());
+                stream = new ResponseStream(this, channel, response, plan, AccessRecorder.requestIdOf(access));
                 moveTo(State.STREAMING);
                 stream.start();
             } else {
-                plan.write(channel.out(), response, requestId(), channel.loop().lastNanoTime());
+                plan.write(channel.out(), response, AccessRecorder.requestIdOf(access), channel.loop().lastNanoTime());
                 finishExchange(plan.close());
             }
         } catch (RuntimeException e) {
@@ -547,7 +542,7 @@ final class Http1Protocol implements Protocol {
 
     private void respondAndClose(Response response) {
         if (access != null) access.beginUnparsed(response.status(), handedOver());
-        ResponsePlan.closing(response).write(channel.out(), response, requestId(), channel.loop().lastNanoTime());
+        ResponsePlan.closing(response).write(channel.out(), response, AccessRecorder.requestIdOf(access), channel.loop().lastNanoTime());
         if (access != null) {
             access.finish(handedOver());
             access.handOver();

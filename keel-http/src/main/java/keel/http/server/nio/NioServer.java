@@ -33,10 +33,7 @@ public final class NioServer implements Listener {
     private final AtomicLong connectionIds = new AtomicLong();
     private Acceptor acceptor;
 
-    /**
-     * Serves on {@code loops}; whoever made them stops them once this server has stopped. {@code warm}:
-     * each loop runs a task and fills its buffer pool for the first connections now.
-     */
+    /** Serves on {@code loops}, stopped by whoever made them; {@code warm}: each fills its buffer pool now. */
     public NioServer(ServerContext context, LoopGroup loops, boolean warm) {
         this.context = context;
         this.settings = context.settings();
@@ -50,7 +47,6 @@ public final class NioServer implements Listener {
         if (warm) onEveryLoop(LoopConnections::prepare);
     }
 
-    /** Binds and starts accepting: the last step of a start, once everything a request needs is ready. */
     @Override
     public void open() throws IOException {
         acceptor = new Acceptor(settings.address(), settings.backlog(), loops, this::initialize,
