@@ -26,8 +26,8 @@
 #   freed memory 5 s, and bin/keel's JVMs hand freed native memory back every 5 s). The goal is
 #   read on "settled": memory that idle connections hold.
 #   client   a fresh JVM runs keel.lab.ColdStartProbe on CPU CLIENT_CPU: a new
-#            HttpClient (Warmup.client(client, upstream) first, its default first touch; or
-#            Warmup.client(client, 500, upstream), which waits for the JIT too: "on, JIT"; or no warm-up) calls
+#            HttpClient (RequestPathWarmup.client(client, upstream) first, its default first touch; or
+#            RequestPathWarmup.client(client, 500, upstream), which waits for the JIT too: "on, JIT"; or no warm-up) calls
 #              POST /upstream/refine-address   (a small address JSON)
 #            on an upstream that is already running and warm (bin/keel serve
 #            --upstream-delay 0ms on UPSTREAM_PORT, CPU SERVER_CPU, warmed by
@@ -46,7 +46,7 @@
 #                 takes one request
 #   first/median  the cold-start penalty (the target for keel: <= 3x, first 200 <= 300 ms)
 #   RSS MiB       resident memory after the CALLS (server rows)
-#   warm-up ms    how long Warmup.client took (client rows)
+#   warm-up ms    how long RequestPathWarmup.client took (client rows)
 #   stolen ms     the time the hypervisor gave the server's CPU to another guest
 #                 from the launch to the first 200 (steal in /proc/stat, in
 #                 10 ms ticks): on a shared virtual machine, a start that waited

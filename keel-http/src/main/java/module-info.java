@@ -13,5 +13,6 @@ module keel.http {
     exports keel.http.execution;
     exports keel.http.router;
     exports keel.http.server;
+    exports keel.http.warmup;
     exports keel.http.ws;
 }

@@ -38,6 +38,13 @@ class PackageStructureTest {
     }
 
     @Test
+    void theTwoTransportsShareOnlyWhatIsBelowThem() {
+        Map<String, Set<String>> uses = uses();
+        assertThat(uses.get("keel.http.server.nio")).as("what the nio transport uses").doesNotContain("keel.http.server.blocking");
+        assertThat(uses.get("keel.http.server.blocking")).as("what the blocking transport uses").doesNotContain("keel.http.server.nio");
+    }
+
+    @Test
     void noPackageHoldsMoreThanAQuarterOfTheLines() {
         Map<String, Long> lines = new TreeMap<>();
         for (Path file : javaFiles()) lines.merge(packageOf(file), (long) read(file).size(), Long::sum);

@@ -5,13 +5,14 @@ import keel.http.client.ClientOptions;
 import keel.http.client.ClientRequest;
 import keel.http.client.HttpClient;
 import keel.http.server.Warmup;
+import keel.http.warmup.RequestPathWarmup;
 
 import java.net.URI;
 import java.util.Arrays;
 
 /**
  * The client half of {@code bench/cold-start.sh}: in a fresh JVM, a new {@link HttpClient} (with or
- * without {@link Warmup#client(HttpClient, URI...)}) calls an upstream that is already running and warm, once, then
+ * without {@link RequestPathWarmup#client(HttpClient, URI...)}) calls an upstream that is already running and warm, once, then
  * {@code calls} more times, one after the other. Prints one line of {@code key=value} pairs:
  * {@code first_us}, {@code median_us}, {@code p90_us} of those calls (blocking {@code send} from the
  * main thread, response body read), {@code warmup_ms} (the whole {@code warmup} call),
@@ -39,8 +40,8 @@ public final class ColdStartProbe {
         try (HttpClient client = HttpClient.create(ClientOptions.defaults())) {
             long warmupStart = System.nanoTime();
             Warmup.Report report = switch (warmup) {
-                case "true" -> Warmup.client(client, upstream);
-                case "jit" -> Warmup.client(client, Warmup.JIT_REQUESTS, upstream); // waits for the JIT too
+                case "true" -> RequestPathWarmup.client(client, upstream);
+                case "jit" -> RequestPathWarmup.client(client, Warmup.JIT_REQUESTS, upstream); // waits for the JIT too
                 default -> new Warmup.Report(0, 0, java.time.Duration.ZERO);
             };
             long warmupMillis = (System.nanoTime() - warmupStart) / 1_000_000;

@@ -15,7 +15,7 @@ import keel.http.server.AdminRoutes;
 import keel.http.server.HttpServer;
 import keel.http.server.ServerObserver;
 import keel.http.server.ServerOptions;
-import keel.http.server.Warmup;
+import keel.http.warmup.RequestPathWarmup;
 import keel.lab.fanout.FanOutRoutes;
 import keel.lab.fanout.MockUpstream;
 import keel.metrics.KeelMetrics;
@@ -56,7 +56,7 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
         HttpClient client = HttpClient.create(lab.client().toBuilder().observer(clientObserver).build());
         StartupTimeline.mark("HTTP client");
         if (options.warmup() && !lab.upstreamUrl().isEmpty()) {
-            Warmup.client(client, URI.create(lab.upstreamUrl() + "/"));
+            RequestPathWarmup.client(client, URI.create(lab.upstreamUrl() + "/"));
             StartupTimeline.mark("HTTP client warm-up");
         }
         AtomicReference<HttpServer> running = new AtomicReference<>();
@@ -78,7 +78,7 @@ public record LabApp(HttpServer server, HttpClient client, MockUpstream upstream
         HttpServer server;
         try {
             // Opens its port last, warm when asked.
-            server = HttpServer.start(options, router, lab.metrics() ? metrics : ServerObserver.NONE);
+            server = HttpServer.start(options, router, lab.metrics() ? metrics : ServerObserver.NONE, new RequestPathWarmup());
         } catch (IOException | RuntimeException e) {
             client.close();
             // The broker client runs non-daemon threads: closed here, or the JVM would outlive the failure.

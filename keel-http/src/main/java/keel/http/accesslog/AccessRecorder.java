@@ -98,6 +98,11 @@ public final class AccessRecorder {
         return givenId != null ? givenId : madeId;
     }
 
+    /** {@code recorder}'s {@link #requestId}, or null when the access log is off (no recorder). */
+    public static CharSequence requestIdOf(AccessRecorder recorder) {
+        return recorder == null ? null : recorder.requestId();
+    }
+
     /** The nio dispatcher chose where the handler runs (the default is the loop, where the router answers 404 and 405). */
     public void runsOn(Execution where) {
         execution = where.ordinal();

@@ -174,7 +174,7 @@ public final class HttpClient implements AutoCloseable {
 
     /**
      * Runs every loop of the client, and every other loop it made calls on, and fills its buffer pool:
-     * the first step of a client's warm-up (see {@code Warmup.client}). Blocks; refused on an event loop.
+     * the first step of a client's warm-up (see {@code RequestPathWarmup.client}). Blocks; refused on an event loop.
      */
     public void prefillBuffers() throws InterruptedException {
         refuseOnEventLoop("prefillBuffers");

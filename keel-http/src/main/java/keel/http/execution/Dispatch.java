@@ -19,6 +19,8 @@ public final class Dispatch {
 
     /** What routing found: an answer of the router's own, or a handler ready to run. */
     public sealed interface Routed permits Answered, Ready {
+        /** The matched route's pattern, as the observer and the access log name it; null when none matched. */
+        String pattern();
     }
 
     /** What running a ready handler did. */
@@ -51,7 +53,7 @@ public final class Dispatch {
             return route.endpoint() instanceof Route.WebSocket;
         }
 
-        /** The route's pattern, as the observer and the access log name it. */
+        @Override
         public String pattern() {
             return route.path();
         }

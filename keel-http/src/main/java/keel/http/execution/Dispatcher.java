@@ -338,7 +338,7 @@ public final class Dispatcher implements AutoCloseable {
         };
     }
 
-    /** A 503 for {@code reason}, counted: for the protocol's own refusals (its loop's task queue is full). */
+    /** A 503 for {@code reason}, counted: for the transports' own refusals (a full loop task queue, the connection limit, …). */
     public Response refusal(Rejection reason, String text) {
         rejected(reason);
         return Responses.overloaded(text);

@@ -3,11 +3,12 @@ package keel.http.server;
 import keel.core.guard.LagProbe;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
+import keel.core.loop.LoopGroup;
 import keel.core.startup.StartupTimeline;
+import keel.core.tls.Tls;
+import keel.core.tls.TlsContexts;
 import keel.http.Execution;
 import keel.http.accesslog.AccessLog;
-import keel.http.client.ClientOptions;
-import keel.http.client.HttpClient;
 import keel.http.config.ConfigException;
 import keel.http.execution.Dispatcher;
 import keel.http.execution.OffLoop;
@@ -17,6 +18,11 @@ import keel.http.execution.carriers.VirtualCarriers;
 import keel.http.router.Route;
 import keel.http.router.RouteTable;
 import keel.http.router.Router;
+import keel.http.server.blocking.BlockingServer;
+import keel.http.server.exchange.Listener;
+import keel.http.server.exchange.ServerContext;
+import keel.http.server.nio.NioServer;
+import keel.http.ws.WsConnection;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -24,7 +30,13 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 
 /**
  * An HTTP/1.1 server: a transport ({@code nio} or {@code blocking}) in front of a frozen route table.
@@ -39,37 +51,13 @@ import java.util.concurrent.ThreadFactory;
 public final class HttpServer implements AutoCloseable {
     private static final Log LOG = Log.of(HttpServer.class);
 
-    /** What each transport runs: the bound socket and its connections. */
-    interface Listener {
-        /** Binds the port and starts accepting; called last, when everything else is ready. */
-        void open() throws IOException;
-
-        InetSocketAddress address() throws IOException;
-
-        int openConnections();
-
-        default List<EventLoop> loops() {
-            return List.of();
-        }
-
-        default List<LagProbe> lagProbes() {
-            return List.of();
-        }
-
-        default long blockedLoopEvents() {
-            return 0;
-        }
-
-        default long blockedLoopEvents(Route route) {
-            return 0;
-        }
-
-        void stop(Duration grace) throws IOException;
-    }
-
     private final ServerOptions options;
     private final Dispatcher dispatcher;
     private final Listener transport;
+    /** The nio transport's event loops, which the server stops after the transport; null on the blocking transport. */
+    private LoopGroup loops;
+    /** The guard of those loops; null when it is off or on the blocking transport. */
+    private LoopGuard guard;
     /** Null when the access log is off. */
     private final AccessLog accessLog;
     private final java.util.concurrent.CountDownLatch stopped = new java.util.concurrent.CountDownLatch(1);
@@ -77,51 +65,71 @@ public final class HttpServer implements AutoCloseable {
     private volatile boolean stopping;
 
     /**
-     * {@code timed}: the server's phases go on the {@link StartupTimeline} (the application's server,
-     * not the warm-up's throwaway one nor a test's).
+     * {@code warmup}: what runs first when {@code server.warmup} is on (null: none was handed). {@code timed}:
+     * the server's phases go on the {@link StartupTimeline} (the application's server, not the warm-up's
+     * throwaway one nor a test's).
      */
-    private HttpServer(ServerOptions options, Router router, ServerObserver observer, OutputStream accessLogSink, boolean timed)
-            throws IOException {
+    private HttpServer(ServerOptions options, Router router, ServerObserver observer, Warmup warmup, OutputStream accessLogSink,
+                       boolean timed) throws IOException {
         // The key material and the access log's file first: one that cannot be used stops the start before anything runs.
-        keel.core.tls.Tls tls = ServerTls.create(options.tls());
+        Tls tls = tls(options.tls());
         this.accessLog = accessLog(options.logging(), accessLogSink);
         this.options = options;
         if (timed) StartupTimeline.mark("server: TLS keys and access log");
+        Dispatcher made = null;
         try {
             RouteTable routes = freeze(router, options); // a configured route that matches nothing stops the start before the warm-up
             if (options.warmup()) {
-                // A warm-up that waits for the JIT runs the observer's hot paths too, first: its settling then
-                // covers their compilations and garbage. A first touch does not: with the observer's classes
-                // loaded by now, its warm-up (the metrics' throwaway registry) opened the port about 30 ms
-                // later on one CPU, for a first request about 0.5 ms faster.
-                if (Warmup.waitsForJit(options.warmupRequests())) {
-                    observer.warmup(options.warmupRequests());
-                    if (timed) StartupTimeline.mark("warm-up: the server's observer (metrics)");
-                }
-                warmup(options);
+                if (warmup == null) throw new ConfigException("server.warmup is on, but the server was handed no warm-up: start it with "
+                        + "HttpServer.start(options, router, observer, new RequestPathWarmup()) (package keel.http.warmup)");
+                warmup.warmUp(options, observer);
             }
-            this.dispatcher = dispatcher(options, routes, observer);
+            this.dispatcher = made = dispatcher(options, routes, observer);
             if (timed) StartupTimeline.mark("server: routes and executions");
-        } catch (IOException | RuntimeException e) {
-            if (accessLog != null) accessLog.close();
-            throw e;
-        }
-        ServerContext context = new ServerContext(options, dispatcher, observer, tls, accessLog);
-        try {
-            this.transport = switch (options.transport()) {
-                case NIO -> new NioServer(context);
-                case BLOCKING -> new BlockingServer(context);
-            };
+            this.transport = transport(ServerContext.of(exchangeSettings(options, observer), dispatcher, observer,
+                    observer != ServerObserver.NONE, tls, accessLog), observer);
             // The observer (metrics) is ready before the port opens, so the first request pays for nothing.
             observer.onStart(this);
             if (timed) StartupTimeline.mark("server: " + options.transport().word() + " transport" + (options.warmup() ? ", buffers filled" : ""));
             transport.open();
             if (timed) StartupTimeline.mark("port open");
         } catch (IOException | RuntimeException e) {
-            dispatcher.close();
+            stopLoops();
+            if (made != null) made.close();
             if (accessLog != null) accessLog.close();
             throw e;
         }
+    }
+
+    /** The server's options as the exchanges of both transports read them, {@code observer} hearing the WebSocket sessions. */
+    private static ServerContext.Settings exchangeSettings(ServerOptions options, ServerObserver observer) {
+        var limits = options.limits();
+        var t = options.timeouts();
+        var marks = options.waterMarks();
+        return new ServerContext.Settings(new InetSocketAddress(options.host(), options.port()), limits.backlog(), limits.maxConnections(),
+                limits.maxHeadSize(), limits.maxHeaderCount(), limits.maxBodySize(),
+                new ServerContext.Timeouts(t.headRead(), t.idle(), t.writeStall(), t.streamStall(), t.bodyMinRate(), t.bodyRateWindow(), t.lingerDrain()),
+                marks.high(), marks.low(), options.pools().pipelineRun(), options.nativeIo(),
+                new WsConnection.Settings(options.webSocket(), marks.high(), marks.low(), observer.webSockets()));
+    }
+
+    /**
+     * The transport the options ask for: event loops under the guard (nio), or a thread per connection
+     * from a bounded pool of platform threads or a virtual thread each (blocking).
+     */
+    private Listener transport(ServerContext context, ServerObserver observer) throws IOException {
+        ServerOptions.Pools pools = options.pools();
+        if (options.transport() == Transport.NIO) {
+            loops = new LoopGroup(pools.loops(), "keel-loop", pools.loopTurnBudget(), pools.loopTaskQueue());
+            if (options.guard().enabled()) guard = new LoopGuard(loops.loops(), options.guard(), dispatcher, observer);
+            return new NioServer(context, loops, options.warmup());
+        }
+        ExecutorService threads = switch (options.threads()) {
+            case PLATFORM -> new ThreadPoolExecutor(pools.blockingThreads(), pools.blockingThreads(), 60, TimeUnit.SECONDS,
+                    new ArrayBlockingQueue<>(pools.blockingQueue()), Thread.ofPlatform().name("keel-conn-", 0).daemon(true).factory());
+            case VIRTUAL -> Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("keel-conn-vt-", 0).factory());
+        };
+        return new BlockingServer(context, threads);
     }
 
     /**
@@ -150,6 +158,26 @@ public final class HttpServer implements AutoCloseable {
     }
 
     /**
+     * The TLS every connection speaks, from {@code server.tls.*} (its key material read once); null when
+     * TLS is off. A file that cannot be read or used stops the start, with a message naming it.
+     */
+    private static Tls tls(ServerOptions.Tls options) throws IOException {
+        if (!options.enabled()) return null;
+        SSLContext context;
+        try {
+            if (options.keystore() != null) {
+                char[] password = options.keystorePassword() == null ? new char[0] : options.keystorePassword().toCharArray();
+                context = TlsContexts.server(options.keystore(), password, options.clientTrust());
+            } else {
+                context = TlsContexts.server(options.certificate(), options.privateKey(), options.clientTrust());
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            throw new IOException("cannot start TLS (server.tls.*): " + e.getMessage(), e);
+        }
+        return Tls.server(context, options.protocols(), options.clientAuth(), options.handshakeTimeout());
+    }
+
+    /**
      * The access log {@code logging} asks for, or null when it is off: written to {@code sink} when
      * not null, else to standard output or {@code log.access-file} (see {@link AccessLog#open}).
      */
@@ -173,39 +201,32 @@ public final class HttpServer implements AutoCloseable {
         return start(options, router, ServerObserver.NONE);
     }
 
-    /** Binds and starts serving, reporting to {@code observer} (metrics). */
+    /**
+     * Binds and starts serving, reporting to {@code observer} (metrics); with {@code server.warmup} on,
+     * start with {@link #start(ServerOptions, Router, ServerObserver, Warmup)} instead.
+     */
     public static HttpServer start(ServerOptions options, Router router, ServerObserver observer) throws IOException {
-        return new HttpServer(options, router, observer, null, true);
+        return new HttpServer(options, router, observer, null, null, true);
+    }
+
+    /**
+     * Like {@link #start(ServerOptions, Router, ServerObserver)}, first running {@code warmup} when
+     * {@code server.warmup} is on (see {@link Warmup}); the server's own loops then fill their buffer
+     * pools before the port opens.
+     */
+    public static HttpServer start(ServerOptions options, Router router, ServerObserver observer, Warmup warmup) throws IOException {
+        return new HttpServer(options, router, observer, java.util.Objects.requireNonNull(warmup, "warmup"), null, true);
     }
 
     /**
      * Like {@link #start(ServerOptions, Router, ServerObserver)}, with the access log (when
      * {@code log.access} is on) written to {@code accessLogSink}, by the access log's thread, instead
-     * of standard output or {@code log.access-file}; the server never closes it.
+     * of standard output or {@code log.access-file}; the server never closes it. Its start is not on
+     * the {@link StartupTimeline}: the application's own server's is.
      */
-    static HttpServer start(ServerOptions options, Router router, ServerObserver observer, OutputStream accessLogSink) throws IOException {
-        return new HttpServer(options, router, observer, java.util.Objects.requireNonNull(accessLogSink, "accessLogSink"), false);
-    }
-
-    /**
-     * Prepares this JVM to serve with {@code options} before any real request: resolves the bind
-     * address, then runs the whole request path against a throwaway loopback server configured the
-     * same way (see {@link Warmup}), so classes are loaded, hot methods compiled and thread pools
-     * started. {@link #start} calls it before opening the port when {@code warmup} is on; the server's
-     * own loops then fill their buffer pools before the port opens.
-     */
-    public static Warmup.Report warmup(ServerOptions options) throws IOException {
-        java.net.InetAddress.getByName(options.host());
-        ClientOptions.Builder clientOptions = ClientOptions.builder().loops(1);
-        // Over TLS the warm-up client trusts the server's own certificate, on 127.0.0.1 whatever names it holds.
-        if (options.tls().enabled()) clientOptions.sslContext(ServerTls.trustingOwnCertificate(options.tls())).verifyHostname(false);
-        try (HttpClient client = HttpClient.create(clientOptions.build())) {
-            StartupTimeline.mark("warm-up: resolver and client");
-            return Warmup.run(options, client, options.warmupRequests(), Warmup.DEFAULT_BUDGET);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("warm-up interrupted");
-        }
+    public static HttpServer start(ServerOptions options, Router router, ServerObserver observer, OutputStream accessLogSink)
+            throws IOException {
+        return new HttpServer(options, router, observer, null, java.util.Objects.requireNonNull(accessLogSink, "accessLogSink"), false);
     }
 
     public ServerOptions options() {
@@ -231,17 +252,17 @@ public final class HttpServer implements AutoCloseable {
 
     /** The event loops of the nio transport (empty for the blocking transport). */
     public List<EventLoop> loops() {
-        return transport.loops();
+        return loops == null ? List.of() : loops.loops();
     }
 
     /** One lag probe per event loop (empty when the guard is off or on the blocking transport). */
     public List<LagProbe> lagProbes() {
-        return transport.lagProbes();
+        return guard == null ? List.of() : guard.probes();
     }
 
     /** How many times the watchdog caught an event loop stuck. */
     public long blockedLoopEvents() {
-        return transport.blockedLoopEvents();
+        return guard == null ? 0 : guard.blockedEvents();
     }
 
     /**
@@ -275,7 +296,7 @@ public final class HttpServer implements AutoCloseable {
             var sources = new RouteInfo.Sources(offloaded ? RouteInfo.Source.GUARD : source(route, Route.Setting.EXECUTION),
                     source(route, Route.Setting.LIMIT), source(route, Route.Setting.DEADLINE), source(route, Route.Setting.MAX_BODY_SIZE));
             return new RouteInfo(route.method(), route.path(), declared, offloaded ? Execution.VIRTUAL_THREAD : declared,
-                    offloaded, transport.blockedLoopEvents(route), route.maxConcurrent(),
+                    offloaded, guard == null ? 0 : guard.blockedEvents(route), route.maxConcurrent(),
                     route.deadlineOr(options.timeouts().handlerDeadline()), route.maxBodySizeOr(options.limits().maxBodySize()), sources);
         }).toList();
     }
@@ -316,9 +337,21 @@ public final class HttpServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } finally {
+            stopLoops();
             dispatcher.close();
             if (accessLog != null) accessLog.close();
             stopped.countDown();
+        }
+    }
+
+    /** Ends the nio transport's loops, their guard first: a stopped loop would look stuck to it. */
+    private void stopLoops() {
+        if (guard != null) guard.close();
+        if (loops == null) return;
+        try {
+            loops.shutdown(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

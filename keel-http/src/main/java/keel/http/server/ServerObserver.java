@@ -3,6 +3,7 @@ package keel.http.server;
 import keel.core.guard.BlockedLoop;
 import keel.core.net.ChannelObserver;
 import keel.http.execution.Rejection;
+import keel.http.server.exchange.ExchangeObserver;
 import keel.http.ws.WsObserver;
 
 /**
@@ -12,9 +13,11 @@ import keel.http.ws.WsObserver;
  *
  * <p>Its byte and TLS handshake methods come from {@link ChannelObserver}, whose package is exported to
  * keel.http only: another module overrides them here by name and never names {@code ChannelObserver}.
+ * The exchanges of both transports tell their events through {@link ExchangeObserver} (not exported
+ * either), whose reasons the defaults here hand on to {@link #onTimeout} and {@link #onDropped}.
  */
 @SuppressWarnings("exports")
-public interface ServerObserver extends ChannelObserver {
+public interface ServerObserver extends ExchangeObserver {
     ServerObserver NONE = new ServerObserver() {
     };
 
@@ -77,6 +80,7 @@ public interface ServerObserver extends ChannelObserver {
      * @param route the matched route's pattern ({@code /users/{id}}), or null when none matched
      * @param nanos from the request being parsed to the response being produced
      */
+    @Override
     default void onResponse(String method, String route, int status, long nanos) {
     }
 
@@ -96,6 +100,18 @@ public interface ServerObserver extends ChannelObserver {
     @Override
     default void onWriteStalled() {
         onTimeout(Timeout.WRITE_STALLED);
+    }
+
+    /** An exchange's wait on a client ran out: {@link #onTimeout}, for the reason of the same name. */
+    @Override
+    default void onExpired(Expiry reason) {
+        onTimeout(Timeout.valueOf(reason.name()));
+    }
+
+    /** An exchange cut a response short: {@link #onDropped}, for the reason of the same name. */
+    @Override
+    default void onCut(Cut reason) {
+        onDropped(Drop.valueOf(reason.name()));
     }
 
     /** What hears the server's WebSocket sessions; asked once, as the server starts. */

@@ -38,7 +38,7 @@ import java.util.random.RandomGenerator;
  * where they are decoded, both here on the loop whatever the listener's execution: the compressor
  * and decompressor are the connection's, and it ends them when the channel has closed.
  */
-@SuppressWarnings("exports") // public for keel.http.server and .client; Channel and Protocol are exported to keel.http only
+@SuppressWarnings("exports") // public for keel.http.server.nio and .client; Channel and Protocol are exported to keel.http only
 public final class WsConnection implements Protocol {
     private static final Log LOG = Log.of(WsConnection.class);
     private static final byte[] EMPTY = new byte[0];

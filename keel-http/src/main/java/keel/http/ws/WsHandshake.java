@@ -19,7 +19,7 @@ import java.util.zip.DataFormatException;
  * {@code 101 Switching Protocols} answer; and the client's side of the extension negotiation.
  * Pure: no I/O, no state.
  */
-@SuppressWarnings("exports") // writeSwitchingProtocols is keel.http.server's: WriteQueue is exported to keel.http only
+@SuppressWarnings("exports") // writeSwitchingProtocols is keel.http.server.nio's: WriteQueue is exported to keel.http only
 public final class WsHandshake {
     /** RFC 6455 §1.3: appended to the client's key before hashing. */
     private static final String GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";

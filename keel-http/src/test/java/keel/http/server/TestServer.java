@@ -2,6 +2,7 @@ package keel.http.server;
 
 import keel.http.router.Router;
 import keel.http.tls.TestCertificates;
+import keel.http.warmup.RequestPathWarmup;
 
 import java.io.OutputStream;
 import java.net.URI;
@@ -64,7 +65,7 @@ public final class TestServer implements AutoCloseable {
         customize.accept(builder);
         try {
             ServerOptions options = builder.build();
-            return new TestServer(accessLog == null ? HttpServer.start(options, router, observer)
+            return new TestServer(accessLog == null ? HttpServer.start(options, router, observer, new RequestPathWarmup())
                     : HttpServer.start(options, router, observer, accessLog));
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);

@@ -19,7 +19,7 @@ import java.util.function.ToDoubleFunction;
  * and the first request's latency against the median of the next 100 (each on a new connection, as
  * curl would), with {@code --warmup true} and {@code false}. Client: {@code keel.lab.ColdStartProbe}
  * in a fresh JVM calls a warm upstream once and then 100 more times, with and without
- * {@code Warmup.client(client, upstream)}.
+ * {@code RequestPathWarmup.client(client, upstream)}.
  */
 public final class ColdStartScenario implements Scenario {
     static final String PROBE = "keel.lab.ColdStartProbe";
@@ -66,7 +66,7 @@ public final class ColdStartScenario implements Scenario {
             clientRows(run, repeats, client, summary);
             tables.add(client.build());
             setup.add("client: " + PROBE + " in a fresh JVM (pinned to the client CPU) calls POST /upstream/refine-address on a warm "
-                    + "bin/keel serve --upstream-delay 0ms, with Warmup.client(client, upstream) or without");
+                    + "bin/keel serve --upstream-delay 0ms, with RequestPathWarmup.client(client, upstream) or without");
         } else {
             summary.add("client half not run: " + PROBE + " is not on the classpath");
         }

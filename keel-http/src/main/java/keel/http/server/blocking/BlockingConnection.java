@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.server.blocking;
 
 import keel.core.buffer.BufferPool;
 import keel.core.buffer.WriteQueue;
@@ -15,6 +15,11 @@ import keel.http.codec.ParseResult;
 import keel.http.execution.Dispatch;
 import keel.http.execution.Dispatcher;
 import keel.http.execution.Responses;
+import keel.http.server.exchange.BodyRate;
+import keel.http.server.exchange.ExchangeObserver;
+import keel.http.server.exchange.ResponsePlan;
+import keel.http.server.exchange.ServerContext;
+import keel.http.server.exchange.Wait;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -79,7 +84,7 @@ final class BlockingConnection {
         this.context = context;
         this.onClosed = onClosed;
         this.parser = new Http1Parser(context.parserLimits());
-        this.bodyRate = new BodyRate(context.options().timeouts());
+        this.bodyRate = new BodyRate(context.settings().timeouts());
         this.in = ByteBuffer.allocate(context.readBufferSize());
         this.out = new WriteQueue(new BufferPool(context.readBufferSize(), 2));
         this.access = AccessRecorder.blocking(context.accessLog());
@@ -99,7 +104,7 @@ final class BlockingConnection {
             LOG.debug("connection_failed", "id", id, "cause", e);
         } catch (RuntimeException e) {
             // The dispatcher always answers: what throws here is a response the writer refuses.
-            context.observer().onDropped(ServerObserver.Drop.RESPONSE_FAILED);
+            context.observer().onCut(ExchangeObserver.Cut.RESPONSE_FAILED);
             LOG.warn("response_failed", e, "id", id);
         } finally {
             closeQuietly();
@@ -158,7 +163,7 @@ final class BlockingConnection {
         if (deadline != 0 && now - deadline > 0) {
             writeDeadline = 0; // counted once: the watchdog may pass again before the thread sees the close
             LOG.debug("write_stalled", "id", id);
-            context.observer().onTimeout(ServerObserver.Timeout.WRITE_STALLED);
+            context.observer().onWriteStalled();
             closeTcp();
         }
         deadline = handshakeDeadline;
@@ -212,7 +217,7 @@ final class BlockingConnection {
     }
 
     private void restartIdleDeadline() {
-        idleDeadline = System.nanoTime() + Wait.IDLE.timeoutNanos(context.options().timeouts());
+        idleDeadline = System.nanoTime() + Wait.IDLE.timeoutNanos(context.settings().timeouts());
     }
 
     private void exchangeUntilClosed() throws IOException {
@@ -246,11 +251,6 @@ final class BlockingConnection {
         }
     }
 
-    /** The access log's id of the request answered now, echoed as {@code X-Request-Id}; null when the log is off. */
-    private CharSequence requestId() {
-        return access == null ? null : access.requestId();
-    }
-
     /** Runs the handler here and writes its response; false when the connection must close. */
     private boolean exchange(Request request) throws IOException {
         if (peerCertificates != null) request = request.withPeerCertificates(peerCertificates);
@@ -259,12 +259,9 @@ final class BlockingConnection {
         ResponsePlan plan = ResponsePlan.of(request, response, context.isStopping());
         if (access != null) access.responding(response.status(), output.written());
         try {
-            if (plan.streamsBody()) {
-                streamBody(response, plan);
-            } else {
-                plan.write(out, response, requestId(), System.nanoTime());
-                out.writeTo(output);
-            }
+            plan.write(out, response, AccessRecorder.requestIdOf(access), System.nanoTime());
+            out.writeTo(output);
+            if (plan.streamsBody()) streamBody(response, plan);
         } finally {
             if (access != null) access.finish(output.written()); // a failed write: what was sent
         }
@@ -274,18 +271,14 @@ final class BlockingConnection {
 
     /** Routes the request and runs its handler here, on the connection's thread; times the answer for the observer. */
     private Response dispatch(Request request) {
-        ServerObserver observer = context.observer();
-        long start = observer == ServerObserver.NONE ? 0 : System.nanoTime();
+        long start = context.observing() ? System.nanoTime() : 0;
         Dispatcher dispatcher = context.dispatcher();
         Dispatch.Routed routed = dispatcher.route(request);
         Response response = switch (routed) {
             case Dispatch.Answered answered -> answered.response();
             case Dispatch.Ready ready -> dispatcher.respond(ready);
         };
-        if (observer != ServerObserver.NONE) {
-            String pattern = routed instanceof Dispatch.Ready ready ? ready.pattern() : ((Dispatch.Answered) routed).pattern();
-            ObservedAnswer.report(observer, request.method(), pattern, response.status(), System.nanoTime() - start);
-        }
+        if (context.observing()) context.answered(request.method(), routed.pattern(), response.status(), System.nanoTime() - start);
         return response;
     }
 
@@ -293,7 +286,7 @@ final class BlockingConnection {
     private boolean readMore() throws IOException {
         Wait wait = Wait.forReading(parser, in.position() > 0);
         boolean betweenRequests = wait == Wait.IDLE;
-        var timeouts = context.options().timeouts();
+        var timeouts = context.settings().timeouts();
         long timeoutNanos = switch (wait) {
             case IDLE -> idleDeadline - System.nanoTime();
             case HEAD -> {
@@ -327,21 +320,16 @@ final class BlockingConnection {
             in.position(in.position() + n);
             return true;
         } catch (SocketTimeoutException timeout) {
-            if (wait == Wait.BODY && bodyRate.isTooSlow(System.nanoTime())) {
-                context.observer().onTimeout(ServerObserver.Timeout.BODY_TOO_SLOW);
-                respondAndClose(bodyRate.tooSlow());
-                return false;
-            }
-            context.observer().onTimeout(wait.timeout());
-            if (betweenRequests) closeLingering();
-            else respondAndClose(wait.onExpiry(timeouts));
+            Response answer = context.expired(wait, bodyRate, System.nanoTime());
+            if (answer == null) closeLingering();
+            else respondAndClose(answer);
             return false;
         }
     }
 
     private void respondAndClose(Response response) throws IOException {
         if (access != null) access.beginUnparsed(response.status(), output.written());
-        ResponsePlan.closing(response).write(out, response, requestId(), System.nanoTime());
+        ResponsePlan.closing(response).write(out, response, AccessRecorder.requestIdOf(access), System.nanoTime());
         try {
             out.writeTo(output);
         } finally {
@@ -359,16 +347,14 @@ final class BlockingConnection {
      */
     private void closeLingering() throws IOException {
         output.flush();
-        long drainTime = Wait.LINGER.timeoutNanos(context.options().timeouts());
+        long drainTime = Wait.LINGER.timeoutNanos(context.settings().timeouts());
         if (!LingeringDrain.shutdownAndDrain(socket, raw, in.array(), drainTime)) LOG.debug("linger_cut_short", "id", id);
         closeTcp();
         closeQuietly();
     }
 
-    /** Sends a streamed body chunk by chunk, pulling one item at a time. */
+    /** Sends a streamed body, after its head, chunk by chunk, pulling one item at a time. */
     private void streamBody(Response response, ResponsePlan plan) throws IOException {
-        plan.write(out, response, requestId(), System.nanoTime());
-        out.writeTo(output);
         BlockingSubscriber subscriber = new BlockingSubscriber();
         response.stream().subscribe(subscriber);
         try {
@@ -380,11 +366,11 @@ final class BlockingConnection {
     }
 
     private void sendItems(BlockingSubscriber subscriber, ResponsePlan plan) throws IOException {
-        long stall = Wait.STREAM.timeoutNanos(context.options().timeouts());
+        long stall = Wait.STREAM.timeoutNanos(context.settings().timeouts());
         while (true) {
             Object signal = subscriber.next(stall);
             if (signal == BlockingSubscriber.STALLED) {
-                context.observer().onDropped(ServerObserver.Drop.STREAM_STALLED);
+                context.observer().onCut(ExchangeObserver.Cut.STREAM_STALLED);
                 LOG.warn("response_stream_stalled", "id", id, "timeout_ms", stall / 1_000_000);
                 throw new IOException("response stream stalled"); // a truncated body, never a false end
             } else if (signal instanceof byte[] item) {
@@ -392,7 +378,7 @@ final class BlockingConnection {
                 out.writeTo(output);
                 subscriber.request();
             } else if (signal instanceof Throwable failure) {
-                context.observer().onDropped(ServerObserver.Drop.STREAM_FAILED);
+                context.observer().onCut(ExchangeObserver.Cut.STREAM_FAILED);
                 LOG.warn("response_stream_failed", "id", id, "cause", failure);
                 throw new IOException("response stream failed", failure); // a truncated body, never a false end
             } else {
@@ -443,7 +429,7 @@ final class BlockingConnection {
 
         @Override
         public void write(byte[] bytes, int offset, int length) throws IOException {
-            long idle = Wait.WRITE.timeoutNanos(context.options().timeouts());
+            long idle = Wait.WRITE.timeoutNanos(context.settings().timeouts());
             try {
                 while (length > 0) {
                     int n = Math.min(length, SLICE);

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.server.nio;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.server.exchange;
 
 import keel.http.Response;
 import keel.http.codec.Http1Parser;
@@ -8,7 +8,7 @@ import keel.http.execution.Responses;
  * What a connection waits for, and so which timeout applies and how its expiry is answered; the
  * same for both transports.
  */
-enum Wait {
+public enum Wait {
     /** Nothing: a handler without a deadline runs, or the connection is closed. No deadline. */
     NONE,
     /** A handler's answer: its route's deadline; on expiry 503 (the handler's late answer is dropped) and the connection goes on. */
@@ -37,19 +37,19 @@ enum Wait {
      *
      * @param inputBuffered true when unparsed bytes of the next request are held (a head has started)
      */
-    static Wait forReading(Http1Parser parser, boolean inputBuffered) {
+    public static Wait forReading(Http1Parser parser, boolean inputBuffered) {
         if (!parser.isReadingHead()) return BODY;
         if (!inputBuffered && parser.isBetweenRequests()) return IDLE;
         return HEAD;
     }
 
     /** True for a wait whose deadline starts again with each step of progress (a body's bytes, a streamed item asked for). */
-    boolean restartsWithProgress() {
+    public boolean restartsWithProgress() {
         return this == BODY || this == STREAM;
     }
 
     /** The wait's timeout; 0 for none (only a stream-stall of {@code none}). */
-    long timeoutNanos(ServerOptions.Timeouts timeouts) {
+    public long timeoutNanos(ServerContext.Timeouts timeouts) {
         return switch (this) {
             case NONE -> throw new IllegalStateException("no deadline without a wait");
             case HANDLER -> throw new IllegalStateException("a handler's deadline is its route's");
@@ -61,22 +61,11 @@ enum Wait {
         };
     }
 
-    /** What an expired wait is counted as ({@link ServerObserver#onTimeout}); a body too slow for its rate is {@code BODY_TOO_SLOW}. */
-    ServerObserver.Timeout timeout() {
-        return switch (this) {
-            case IDLE -> ServerObserver.Timeout.IDLE;
-            case HEAD -> ServerObserver.Timeout.HEAD_READ;
-            case BODY -> ServerObserver.Timeout.BODY_STALLED;
-            case WRITE -> ServerObserver.Timeout.WRITE_STALLED;
-            case NONE, HANDLER, STREAM, LINGER -> throw new IllegalStateException("an expired " + this + " wait is no timeout of a client");
-        };
-    }
-
     /**
      * The 408 that answers an expired wait for a head or a stalled body (a body too slow for its rate is
      * {@link BodyRate#tooSlow}); the other waits end without a response.
      */
-    Response onExpiry(ServerOptions.Timeouts timeouts) {
+    public Response onExpiry(ServerContext.Timeouts timeouts) {
         return switch (this) {
             case HEAD -> Responses.error(408, "request head not received within " + timeouts.headRead().toMillis() + " ms");
             case BODY -> Responses.error(408, "request body stalled for " + timeouts.idle().toMillis() + " ms");

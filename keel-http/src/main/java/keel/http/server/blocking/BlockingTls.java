@@ -1,17 +1,14 @@
-package keel.http.server;
+package keel.http.server.blocking;
 
 import keel.core.tls.HandshakeFailures;
 import keel.core.tls.Tls;
 
-import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.Socket;
-import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 

@@ -1,11 +1,13 @@
-package keel.http.server;
+package keel.http.server.nio;
 
 import keel.core.buffer.BufferPool;
 import keel.core.loop.EventLoop;
 import keel.core.net.Channel;
 import keel.http.accesslog.AccessLines;
+import keel.http.server.exchange.ServerContext;
 import keel.http.ws.WsConnection;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -35,8 +37,17 @@ final class LoopConnections {
         this.server = server;
         ServerContext context = server.context();
         this.buffers = new BufferPool(context.readBufferSize(), 256);
-        this.channelSettings = context.channelSettings(buffers);
+        this.channelSettings = channelSettings(context, buffers);
         this.accessLines = context.accessLog() == null ? null : context.accessLog().linesOf(loop);
+    }
+
+    /** The settings of this loop's channels: its buffers, the water marks, the write-stall bound, the lingering drain. */
+    private static Channel.Settings channelSettings(ServerContext context, BufferPool buffers) {
+        var settings = context.settings();
+        Channel.TlsBuffers tlsBuffers = context.tls() == null ? null : Channel.TlsBuffers.of(buffers.bufferSize(), 64);
+        Duration handshakeTimeout = context.tls() == null ? Duration.ofSeconds(10) : context.tls().handshakeTimeout();
+        return new Channel.Settings(buffers, tlsBuffers, settings.highWaterMark(), settings.lowWaterMark(), settings.timeouts().writeStall(),
+                settings.timeouts().lingerDrain(), handshakeTimeout, false, settings.nativeIo(), context.observer());
     }
 
     /** The answers of the input being read on this loop that wait for their time; loop thread. */
@@ -91,10 +102,6 @@ final class LoopConnections {
     /** Where this loop's connections encode their access lines; null when the access log is off. */
     AccessLines accessLines() {
         return accessLines;
-    }
-
-    EventLoop loop() {
-        return loop;
     }
 
     Channel.Settings channelSettings() {

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.server.exchange;
 
 import keel.core.buffer.BufferPool;
 import keel.core.buffer.WriteQueue;

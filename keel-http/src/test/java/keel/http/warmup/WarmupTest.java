@@ -1,8 +1,13 @@
-package keel.http.client;
+package keel.http.warmup;
 
 import keel.http.Response;
+import keel.http.client.ClientOptions;
+import keel.http.client.ClientRequest;
+import keel.http.client.HttpClient;
+import keel.http.config.ConfigException;
 import keel.http.router.Router;
 import keel.http.server.HttpServer;
+import keel.http.server.ServerObserver;
 import keel.http.server.ServerOptions;
 import keel.http.server.TestServer;
 import keel.http.server.Transport;
@@ -21,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Warm start: the warm-up really runs the request path, leaves nothing behind, and fills the client's pool. */
 class WarmupTest {
@@ -54,7 +60,7 @@ class WarmupTest {
     void theServerWarmupAnswersEveryRequestAndStopsWhatItStarted(Wire wire) throws Exception {
         Set<Thread> clientLoopsBefore = threadsNamed("keel-client");
         ServerOptions options = wire.configure(ServerOptions.builder().host("127.0.0.1").port(0).loops(2)).build();
-        Warmup.Report report = HttpServer.warmup(options);
+        Warmup.Report report = new RequestPathWarmup().warmUp(options, ServerObserver.NONE);
         assertThat(report.failures()).isZero();
         assertThat(report.requests()).as("the default size, then a quarter as many one per connection")
                 .isEqualTo(Warmup.DEFAULT_REQUESTS + Warmup.DEFAULT_REQUESTS / 4);
@@ -66,7 +72,7 @@ class WarmupTest {
         java.time.Duration grace = java.time.Duration.ofSeconds(20);
         ServerOptions options = ServerOptions.builder().host("127.0.0.1").port(0).loops(1).healthGrace(grace).build();
         long start = System.nanoTime();
-        Warmup.Report report = HttpServer.warmup(options);
+        Warmup.Report report = new RequestPathWarmup().warmUp(options, ServerObserver.NONE);
         assertThat(report.failures()).isZero();
         assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).as("the warm-up, settling included").isLessThan(grace);
     }
@@ -79,7 +85,7 @@ class WarmupTest {
                 .tlsClientAuth(ClientAuth.NEED).tlsClientTrust(TestCertificates.caPem()).build();
         // A generous budget: this checks that every path runs over TLS, not how fast a busy machine runs it.
         try (HttpClient client = HttpClient.create(ClientOptions.builder().loops(1).sslContext(TestCertificates.clientContextTrustingCa()).build())) {
-            Warmup.Report report = Warmup.run(options, client, 1000, java.time.Duration.ofSeconds(60));
+            Warmup.Report report = RequestPathWarmup.run(options, client, 1000, java.time.Duration.ofSeconds(60));
             // Every request answered over TLS, the one-connection-per-request phase included (a full handshake each).
             assertThat(report.failures()).isZero();
             assertThat(report.requests()).isEqualTo(1200);
@@ -99,10 +105,17 @@ class WarmupTest {
     }
 
     @Test
+    void aServerAskedToWarmUpButHandedNoWarmupRefusesToStart() {
+        ServerOptions options = ServerOptions.builder().host("127.0.0.1").port(0).loops(1).warmup(true).build();
+        assertThatThrownBy(() -> HttpServer.start(options, new Router())).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("new RequestPathWarmup()");
+    }
+
+    @Test
     void theClientWarmupLeavesOneOpenConnectionPerLoopToEachUpstream() throws Exception {
         try (TestServer upstream = TestServer.start(new Router().post("/refine", request -> Response.ok("done")));
              HttpClient client = HttpClient.create(ClientOptions.builder().loops(2).build())) {
-            Warmup.Report report = Warmup.client(client, URI.create(upstream.uri("/refine").toString()));
+            Warmup.Report report = RequestPathWarmup.client(client, URI.create(upstream.uri("/refine").toString()));
             assertThat(report.failures()).isZero();
             assertThat(client.idleConnections()).isEqualTo(2);
             assertThat(upstream.server().openConnections()).isEqualTo(2);

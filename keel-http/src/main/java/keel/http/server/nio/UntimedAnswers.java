@@ -1,4 +1,6 @@
-package keel.http.server;
+package keel.http.server.nio;
+
+import keel.http.server.exchange.ServerContext;
 
 /**
  * Answers made on one loop by synchronous handlers there (and WebSocket upgrades), while a
@@ -32,11 +34,11 @@ final class UntimedAnswers {
     }
 
     /** Reports the answers held, in the order they were made, as made at {@code nanoTime}, and lets them go. */
-    void report(ServerObserver observer, long nanoTime) {
+    void report(ServerContext context, long nanoTime) {
         int held = count;
         count = 0; // let go first: an observer's Error must not leave them to be reported again
         for (int i = 0; i < held; i++) {
-            ObservedAnswer.report(observer, methods[i], patterns[i], statuses[i], nanoTime - starts[i]);
+            context.answered(methods[i], patterns[i], statuses[i], nanoTime - starts[i]);
             methods[i] = null;
             patterns[i] = null;
         }

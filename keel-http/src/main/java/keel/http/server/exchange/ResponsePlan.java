@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.server.exchange;
 
 import keel.core.buffer.WriteQueue;
 import keel.http.Request;
@@ -21,7 +21,7 @@ import keel.http.execution.DiscardingSubscriber;
  *
  * <p>A plan is one of a few dozen values, made once: planning a response allocates nothing.
  */
-record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean close, boolean http10Client) {
+public record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean close, boolean http10Client) {
     private static final int FRAMINGS = BodyFraming.values().length;
     /** Every plan, by {@link #index}. */
     private static final ResponsePlan[] PLANS = new ResponsePlan[Kind.values().length * FRAMINGS * 8];
@@ -47,7 +47,7 @@ record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean cl
     }
 
     /** What leaves for a response. */
-    enum Kind {
+    public enum Kind {
         /** The head and the body held in memory (no body for HEAD or a status without one). */
         FIXED,
         /** A streamed response whose body is never sent (HEAD, 204, 304): the head, and the publisher is cancelled. */
@@ -61,7 +61,7 @@ record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean cl
      * handler asks for it, when the server is stopping, or when the body ends only with the connection
      * (a streamed body to an HTTP/1.0 client, which cannot read chunks).
      */
-    static ResponsePlan of(Request request, Response response, boolean stopping) {
+    public static ResponsePlan of(Request request, Response response, boolean stopping) {
         boolean head = request.method().equals("HEAD");
         boolean http10Client = !request.isHttp11();
         boolean close = !request.keepAlive() || response.closesConnection() || stopping;
@@ -78,7 +78,7 @@ record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean cl
      * The plan for a fixed response that ends the connection whatever was asked (a request that could
      * not be read, a timeout, a refused connection): there may be no request to plan from.
      */
-    static ResponsePlan closing(Response response) {
+    public static ResponsePlan closing(Response response) {
         return plan(Kind.FIXED, fixedFraming(response), false, true, false);
     }
 
@@ -87,7 +87,7 @@ record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean cl
     }
 
     /** True when the publisher's items follow the head ({@link Kind#STREAMED}). */
-    boolean streamsBody() {
+    public boolean streamsBody() {
         return kind == Kind.STREAMED;
     }
 
@@ -97,7 +97,7 @@ record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean cl
      * {@code requestId} (or null) goes back as {@code X-Request-Id} (the access log's id, read as the
      * head is written); {@code nanoTime} ({@link System#nanoTime()} scale) is when it is made, for its {@code Date}.
      */
-    void write(WriteQueue out, Response response, CharSequence requestId, long nanoTime) {
+    public void write(WriteQueue out, Response response, CharSequence requestId, long nanoTime) {
         switch (kind) {
             case FIXED -> Http1Writer.writeFixed(out, response, omitBody, close, http10Client, requestId, nanoTime);
             case HEAD_ONLY -> {
@@ -109,13 +109,13 @@ record ResponsePlan(Kind kind, BodyFraming framing, boolean omitBody, boolean cl
     }
 
     /** Queues one published item of a streamed body: a chunk, or the bytes as they are when the body runs until close. */
-    void writeItem(WriteQueue out, byte[] item) {
+    public void writeItem(WriteQueue out, byte[] item) {
         if (framing == BodyFraming.CHUNKED) Http1Writer.writeChunk(out, item);
         else out.put(item);
     }
 
     /** Queues the end of a streamed body: the last chunk; nothing when the body ends with the connection. */
-    void writeEnd(WriteQueue out) {
+    public void writeEnd(WriteQueue out) {
         if (framing == BodyFraming.CHUNKED) Http1Writer.writeLastChunk(out);
     }
 }

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.server.exchange;
 
 import keel.http.Response;
 import keel.http.codec.Http1Parser;
@@ -15,9 +15,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class WaitTest {
-    private static final ServerOptions.Timeouts TIMEOUTS = new ServerOptions.Timeouts(
+    private static final ServerContext.Timeouts TIMEOUTS = new ServerContext.Timeouts(
             Duration.ofMillis(300), Duration.ofSeconds(60), Duration.ofSeconds(20), Duration.ofSeconds(45), 240, Duration.ofSeconds(10),
-            Duration.ofSeconds(2), Duration.ZERO, Duration.ofSeconds(30), Duration.ofSeconds(60));
+            Duration.ofSeconds(2));
 
     /** The wait of a connection that has read {@code input}: the buffer keeps what the parser did not consume. */
     private static Wait waitAfter(String input) {

@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.server.exchange;
 
 import org.junit.jupiter.api.Test;
 
@@ -13,8 +13,8 @@ class BodyRateTest {
     private static final long STALL = 60_000 * MS;
 
     private static BodyRate rate(int bytesPerSecond) {
-        return new BodyRate(ServerOptions.defaults().toBuilder().bodyMinRate(bytesPerSecond)
-                .bodyRateWindow(Duration.ofSeconds(1)).build().timeouts());
+        return new BodyRate(new ServerContext.Timeouts(Duration.ofSeconds(10), Duration.ofMinutes(1), Duration.ofSeconds(30), Duration.ofMinutes(1),
+                bytesPerSecond, Duration.ofSeconds(1), Duration.ofSeconds(2)));
     }
 
     @Test

@@ -1,10 +1,11 @@
-package keel.http.server;
+package keel.http.server.nio;
 
 import keel.core.log.Log;
 import keel.core.net.Channel;
 import keel.http.Response;
 import keel.http.execution.DiscardingSubscriber;
 import keel.http.execution.HandlerCall;
+import keel.http.server.exchange.ExchangeObserver;
 
 import java.util.Arrays;
 import java.util.concurrent.RejectedExecutionException;
@@ -37,7 +38,7 @@ final class AnswerHandoff implements HandlerCall.Inbox {
     private final Channel channel;
     /** The loop task that takes a burst up: the connection's. */
     private final Runnable take;
-    private final ServerObserver observer;
+    private final ExchangeObserver observer;
     /**
      * Responses and their calls, in pairs: the ones added since the last take; made at the
      * first answer (a connection whose handlers run on its loop has none). Guarded by {@code this}.
@@ -49,13 +50,11 @@ final class AnswerHandoff implements HandlerCall.Inbox {
     private Object[] taken;
     private int takenCount;
 
-    /** {@code capacity}: the most answers a burst can hold. */
-    AnswerHandoff(int capacity) {
-        this(capacity, null, null, ServerObserver.NONE);
-    }
-
-    /** {@code take}: the loop task that takes a burst up ({@link #take}) and hands its answers on. */
-    AnswerHandoff(int capacity, Channel channel, Runnable take, ServerObserver observer) {
+    /**
+     * {@code capacity}: the most answers a burst can hold; {@code take}: the loop task that takes a burst
+     * up ({@link #take}) and hands its answers on.
+     */
+    AnswerHandoff(int capacity, Channel channel, Runnable take, ExchangeObserver observer) {
         this.capacity = capacity;
         this.channel = channel;
         this.take = take;
@@ -83,7 +82,7 @@ final class AnswerHandoff implements HandlerCall.Inbox {
     }
 
     private void dropStopped(Response response, String cause) {
-        observer.onDropped(ServerObserver.Drop.LOOP_STOPPED);
+        observer.onCut(ExchangeObserver.Cut.LOOP_STOPPED);
         LOG.warn("response_dropped", "channel", channel, "cause", cause);
         if (response.isStreamed()) DiscardingSubscriber.discard(response.stream());
     }

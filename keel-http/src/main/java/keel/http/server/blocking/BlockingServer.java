@@ -1,8 +1,10 @@
-package keel.http.server;
+package keel.http.server.blocking;
 
 import keel.core.log.Log;
+import keel.http.Response;
 import keel.http.execution.Rejection;
-import keel.http.execution.Responses;
+import keel.http.server.exchange.Listener;
+import keel.http.server.exchange.ServerContext;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -10,13 +12,9 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -26,11 +24,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * bounded queue of accepted connections) or a virtual thread each. It shares the parser, router,
  * dispatcher and writer with the nio transport; the handler runs on the connection's thread.
  */
-final class BlockingServer implements HttpServer.Listener {
+public final class BlockingServer implements Listener {
     private static final Log LOG = Log.of(BlockingServer.class);
 
     private final ServerContext context;
-    private final ServerOptions options;
+    private final ServerContext.Settings settings;
     private final ServerSocket server;
     private final ExecutorService threads;
     private final Thread acceptor;
@@ -40,28 +38,23 @@ final class BlockingServer implements HttpServer.Listener {
     private final AtomicInteger openConnections = new AtomicInteger();
     private final AtomicLong connectionIds = new AtomicLong();
 
-    BlockingServer(ServerContext context) throws IOException {
+    /** Serves each connection on a thread of {@code threads}, which refuses one past its bound and stops with the server. */
+    public BlockingServer(ServerContext context, ExecutorService threads) throws IOException {
         this.context = context;
-        this.options = context.options();
-        this.threads = switch (options.threads()) {
-            case PLATFORM -> new ThreadPoolExecutor(options.pools().blockingThreads(), options.pools().blockingThreads(),
-                    60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(options.pools().blockingQueue()),
-                    platformThreads("keel-conn-"), new ThreadPoolExecutor.AbortPolicy());
-            case VIRTUAL -> Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("keel-conn-vt-", 0).factory());
-        };
+        this.settings = context.settings();
+        this.threads = threads;
         this.server = new ServerSocket();
         server.setReuseAddress(true);
         this.acceptor = Thread.ofPlatform().name("keel-acceptor").unstarted(this::acceptLoop);
-        long stallMillis = options.timeouts().writeStall().toMillis();
+        long stallMillis = settings.timeouts().writeStall().toMillis();
         this.watchdogPeriodMillis = Math.clamp(stallMillis / 4, 5, 1000);
         this.writeWatchdog = Thread.ofPlatform().name("keel-write-watchdog").daemon(true).start(this::watchWrites);
     }
 
-    /** Binds and starts accepting: the last step of a start. */
     @Override
     public void open() throws IOException {
         try {
-            server.bind(new InetSocketAddress(options.host(), options.port()), options.limits().backlog());
+            server.bind(settings.address(), settings.backlog());
         } catch (IOException e) {
             context.markStopping(); // ends the write watchdog
             threads.shutdown();
@@ -108,9 +101,8 @@ final class BlockingServer implements HttpServer.Listener {
 
     private void handOff(Socket socket) {
         BlockingConnection connection = new BlockingConnection(connectionIds.incrementAndGet(), socket, context, this::onClosed);
-        if (openConnections.incrementAndGet() > options.limits().maxConnections()) {
-            context.observer().onRejected(Rejection.CONNECTION_LIMIT);
-            refuseOnNewThread(connection, "connection limit reached (" + options.limits().maxConnections() + ")");
+        if (openConnections.incrementAndGet() > settings.maxConnections()) {
+            refuseOnNewThread(connection, context.overConnectionLimit());
             return;
         }
         open.add(connection);
@@ -118,14 +110,13 @@ final class BlockingServer implements HttpServer.Listener {
             threads.execute(connection::serve);
         } catch (RejectedExecutionException full) {
             open.remove(connection);
-            context.observer().onRejected(Rejection.BLOCKING_THREADS_BUSY);
-            refuseOnNewThread(connection, "all connection threads are busy");
+            refuseOnNewThread(connection, context.dispatcher().refusal(Rejection.BLOCKING_THREADS_BUSY, "all connection threads are busy"));
         }
     }
 
     /** The refusal lingers up to the drain time, so it runs off the acceptor thread. */
-    private void refuseOnNewThread(BlockingConnection connection, String reason) {
-        Thread.ofVirtual().name("keel-refuse").start(() -> connection.refuse(Responses.overloaded(reason)));
+    private void refuseOnNewThread(BlockingConnection connection, Response refusal) {
+        Thread.ofVirtual().name("keel-refuse").start(() -> connection.refuse(refusal));
     }
 
     void onClosed(BlockingConnection connection) {
@@ -156,7 +147,7 @@ final class BlockingServer implements HttpServer.Listener {
         for (BlockingConnection connection : open) connection.closeIfIdle();
         long deadline = System.nanoTime() + grace.toNanos();
         // A thread parked in read keeps the timeout it started with: past the drain time, end idle ones.
-        long lingerDeadline = System.nanoTime() + Math.min(grace.toNanos(), options.timeouts().lingerDrain().toNanos());
+        long lingerDeadline = System.nanoTime() + Math.min(grace.toNanos(), settings.timeouts().lingerDrain().toNanos());
         boolean idleAborted = false;
         while (!open.isEmpty() && System.nanoTime() - deadline < 0) {
             if (!idleAborted && System.nanoTime() - lingerDeadline > 0) {
@@ -179,11 +170,5 @@ final class BlockingServer implements HttpServer.Listener {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-    }
-
-    /** Daemon platform threads, named {@code prefix} and a number. */
-    private static ThreadFactory platformThreads(String prefix) {
-        AtomicInteger counter = new AtomicInteger();
-        return task -> Thread.ofPlatform().name(prefix + counter.getAndIncrement()).daemon(true).unstarted(task);
     }
 }

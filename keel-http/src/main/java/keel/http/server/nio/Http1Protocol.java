@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.server.nio;
 
 import keel.core.log.Log;
 import keel.core.net.Channel;
@@ -19,6 +19,10 @@ import keel.http.execution.PipelineRun;
 import keel.http.execution.Rejection;
 import keel.http.execution.Responses;
 import keel.http.router.Route;
+import keel.http.server.exchange.BodyRate;
+import keel.http.server.exchange.ExchangeObserver;
+import keel.http.server.exchange.ResponsePlan;
+import keel.http.server.exchange.Wait;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
 
@@ -136,9 +140,9 @@ final class Http1Protocol implements Protocol {
         this.id = id;
         this.home = home;
         this.parser = new Http1Parser(home.context().parserLimits());
-        this.bodyRate = new BodyRate(home.context().options().timeouts());
+        this.bodyRate = new BodyRate(home.context().settings().timeouts());
         this.refusal = refusal;
-        this.observing = home.context().observer() != ServerObserver.NONE;
+        this.observing = home.context().observing();
     }
 
     // ---- channel events --------------------------------------------------------------------------
@@ -147,7 +151,7 @@ final class Http1Protocol implements Protocol {
     public void onAttach(Channel attached) {
         this.channel = attached;
         this.access = AccessRecorder.onLoop(home.context().accessLog(), home.accessLines());
-        this.inbox = new AnswerHandoff(1 + home.context().options().pools().pipelineRun(), attached, this::takeAnswers,
+        this.inbox = new AnswerHandoff(1 + home.context().settings().pipelineRun(), attached, this::takeAnswers,
                 home.context().observer());
     }
 
@@ -200,7 +204,7 @@ final class Http1Protocol implements Protocol {
      * close). Only here, before the run goes to its thread: it takes no step after that.
      */
     private void parseAhead(PipelineRun run, ByteBuffer in) {
-        int most = home.context().options().pools().pipelineRun();
+        int most = home.context().settings().pipelineRun();
         while (ahead.size() < most && in.hasRemaining() && channel.isWritable()) {
             long start = channel.loop().lastNanoTime();
             ParseResult result = parser.parse(in);
@@ -266,30 +270,21 @@ final class Http1Protocol implements Protocol {
         Wait expired = wait;
         wait = Wait.NONE;
         switch (expired) {
-            case HEAD -> {
-                home.context().observer().onTimeout(expired.timeout());
-                respondAndClose(expired.onExpiry(home.context().options().timeouts()));
-            }
-            case BODY -> {
-                if (bodyRate.isTooSlow(channel.loop().nanoTime())) {
-                    home.context().observer().onTimeout(ServerObserver.Timeout.BODY_TOO_SLOW);
-                    respondAndClose(bodyRate.tooSlow());
+            case HEAD, BODY, IDLE -> {
+                Response answer = home.context().expired(expired, bodyRate, channel.loop().nanoTime());
+                if (answer != null) {
+                    respondAndClose(answer);
                 } else {
-                    home.context().observer().onTimeout(expired.timeout());
-                    respondAndClose(expired.onExpiry(home.context().options().timeouts()));
+                    moveTo(State.CLOSING);
+                    channel.closeLingering();
                 }
             }
             case HANDLER -> {
                 if (state == State.HANDLING && pending != null) expire(pending);
             }
-            case IDLE -> {
-                home.context().observer().onTimeout(expired.timeout());
-                moveTo(State.CLOSING);
-                channel.closeLingering();
-            }
             case STREAM -> {
-                dropped(ServerObserver.Drop.STREAM_STALLED);
-                LOG.warn("response_stream_stalled", "id", id, "timeout_ms", home.context().options().timeouts().streamStall().toMillis());
+                dropped(ExchangeObserver.Cut.STREAM_STALLED);
+                LOG.warn("response_stream_stalled", "id", id, "timeout_ms", home.context().settings().timeouts().streamStall().toMillis());
                 channel.close(); // a truncated body, never a false end; onClosed cancels the subscription
             }
             case NONE, WRITE, LINGER -> channel.close();
@@ -408,7 +403,7 @@ final class Http1Protocol implements Protocol {
 
     /** Reports an answer to the observer, and for the request being answered now, its time to the access log. */
     private void observe(Pending answered, int status, long nanoTime) {
-        ObservedAnswer.report(home.context().observer(), answered.request.method(), answered.pattern, status, nanoTime - answered.start);
+        home.context().answered(answered.request.method(), answered.pattern, status, nanoTime - answered.start);
         if (answered == pending) answeredAt(nanoTime);
     }
 
@@ -422,29 +417,24 @@ final class Http1Protocol implements Protocol {
         if (readingInput && access == null && home.untimedAnswers().hold(method, pattern, status, start)) return;
         long now = System.nanoTime();
         reportUntimed(now); // those held before it, when full
-        ObservedAnswer.report(home.context().observer(), method, pattern, status, now - start);
+        home.context().answered(method, pattern, status, now - start);
         answeredAt(now);
     }
 
     /** Times the answers {@link #answeredOnLoop} held, before any of them can leave (a clock read only when some are). */
     private void reportUntimed() {
         UntimedAnswers untimed = home.untimedAnswers();
-        if (!untimed.isEmpty()) untimed.report(home.context().observer(), System.nanoTime());
+        if (!untimed.isEmpty()) untimed.report(home.context(), System.nanoTime());
     }
 
     /** Reports the answers held as made at {@code now}. */
     private void reportUntimed(long now) {
-        home.untimedAnswers().report(home.context().observer(), now);
+        home.untimedAnswers().report(home.context(), now);
     }
 
     /** The access log's time of the request being answered now. */
     private void answeredAt(long nanoTime) {
         if (access != null && state == State.HANDLING) access.answeredAt(nanoTime);
-    }
-
-    /** The access log's id of the request answered now, echoed as {@code X-Request-Id}; null when the log is off. */
-    private CharSequence requestId() {
-        return access == null ? null : access.requestId();
     }
 
     /**
@@ -465,15 +455,15 @@ final class Http1Protocol implements Protocol {
             if (plan.streamsBody()) {
                 reportUntimed(); // a stream may write at once
                 if (access != null) access.streaming();
-                stream = new ResponseStream(this, channel, response, plan, requestId());
+                stream = new ResponseStream(this, channel, response, plan, AccessRecorder.requestIdOf(access));
                 moveTo(State.STREAMING);
                 stream.start();
             } else {
-                plan.write(channel.out(), response, requestId(), channel.loop().lastNanoTime());
+                plan.write(channel.out(), response, AccessRecorder.requestIdOf(access), channel.loop().lastNanoTime());
                 finishExchange(plan.close());
             }
         } catch (RuntimeException e) {
-            home.context().observer().onDropped(ServerObserver.Drop.RESPONSE_FAILED);
+            home.context().observer().onCut(ExchangeObserver.Cut.RESPONSE_FAILED);
             LOG.warn("response_failed", e, "id", id);
             channel.close();
         }
@@ -491,7 +481,7 @@ final class Http1Protocol implements Protocol {
         current = null;
         moveTo(State.UPGRADED);
         reportUntimed(); // the session may write at once
-        channel.switchTo(WsConnection.server(id, upgrade.binding(), home.context().webSocketSettings(), upgrade.release()));
+        channel.switchTo(WsConnection.server(id, upgrade.binding(), home.context().settings().webSocket(), upgrade.release()));
     }
 
     /**
@@ -552,7 +542,7 @@ final class Http1Protocol implements Protocol {
 
     private void respondAndClose(Response response) {
         if (access != null) access.beginUnparsed(response.status(), handedOver());
-        ResponsePlan.closing(response).write(channel.out(), response, requestId(), channel.loop().lastNanoTime());
+        ResponsePlan.closing(response).write(channel.out(), response, AccessRecorder.requestIdOf(access), channel.loop().lastNanoTime());
         if (access != null) {
             access.finish(handedOver());
             access.handOver();
@@ -581,8 +571,8 @@ final class Http1Protocol implements Protocol {
     }
 
     /** Counts a response cut short ({@link ResponseStream}); any thread. */
-    void dropped(ServerObserver.Drop reason) {
-        home.context().observer().onDropped(reason);
+    void dropped(ExchangeObserver.Cut reason) {
+        home.context().observer().onCut(reason);
     }
 
     /** The one place the exchange changes state: on its loop, along the diagram's edges. */
@@ -611,7 +601,7 @@ final class Http1Protocol implements Protocol {
         if (next == wait && !(refresh && next.restartsWithProgress())) return;
         Wait previous = wait;
         wait = next;
-        var timeouts = home.context().options().timeouts();
+        var timeouts = home.context().settings().timeouts();
         switch (next) {
             case NONE -> channel.clearDeadline();
             case BODY -> {

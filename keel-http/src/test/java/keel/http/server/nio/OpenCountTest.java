@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.server.nio;
 
 import org.junit.jupiter.api.Test;
 

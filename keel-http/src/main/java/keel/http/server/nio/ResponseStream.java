@@ -1,8 +1,11 @@
-package keel.http.server;
+package keel.http.server.nio;
 
 import keel.core.log.Log;
 import keel.core.net.Channel;
 import keel.http.Response;
+import keel.http.server.exchange.ExchangeObserver;
+import keel.http.server.exchange.ResponsePlan;
+import keel.http.server.exchange.Wait;
 
 import java.util.concurrent.Flow;
 import java.util.concurrent.RejectedExecutionException;
@@ -74,7 +77,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
         onLoop(null, () -> {
             if (done) return;
             done = true;
-            exchange.dropped(ServerObserver.Drop.STREAM_FAILED);
+            exchange.dropped(ExchangeObserver.Cut.STREAM_FAILED);
             LOG.warn("response_stream_failed", "connection", connection, "cause", failure);
             connection.close(); // a truncated body, never a false end
         });
@@ -135,7 +138,7 @@ final class ResponseStream implements Flow.Subscriber<byte[]> {
         try {
             connection.loop().execute(action);
         } catch (RejectedExecutionException e) {
-            exchange.dropped(connection.loop().isStopping() ? ServerObserver.Drop.LOOP_STOPPED : ServerObserver.Drop.LOOP_QUEUE_FULL);
+            exchange.dropped(connection.loop().isStopping() ? ExchangeObserver.Cut.LOOP_STOPPED : ExchangeObserver.Cut.LOOP_QUEUE_FULL);
             LOG.warn("response_stream_dropped", "connection", connection, "cause", e.getMessage());
             if (carried != null) carried.cancel();
             connection.closeFromAnyThread();

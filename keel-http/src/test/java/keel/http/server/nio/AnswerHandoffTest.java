@@ -1,4 +1,4 @@
-package keel.http.server;
+package keel.http.server.nio;
 
 import keel.http.Response;
 import keel.http.execution.HandlerCall;
@@ -20,7 +20,7 @@ class AnswerHandoffTest {
 
     @Test
     void theFirstAnswerOfABurstAsksForTheTaskAndTheOnesBehindRideAlongInOrder() {
-        AnswerHandoff handoff = new AnswerHandoff(17);
+        AnswerHandoff handoff = new AnswerHandoff(17, null, null, null);
         List<Response> sent = new ArrayList<>();
         for (int i = 0; i < 17; i++) {
             Response response = Response.ok("answer " + i);
@@ -40,7 +40,7 @@ class AnswerHandoffTest {
 
     @Test
     void moreAnswersThanReservedPlacesIsAFaultNotAGrowingQueue() {
-        AnswerHandoff handoff = new AnswerHandoff(2);
+        AnswerHandoff handoff = new AnswerHandoff(2, null, null, null);
         handoff.add(Response.ok("a"), null);
         handoff.add(Response.ok("b"), null);
         assertThatThrownBy(() -> handoff.add(Response.ok("c"), null)).isInstanceOf(IllegalStateException.class);
@@ -48,7 +48,7 @@ class AnswerHandoffTest {
 
     @Test
     void onceTheLoopRefusedABurstItsAnswersAndEveryLaterOneAreRefused() {
-        AnswerHandoff handoff = new AnswerHandoff(4);
+        AnswerHandoff handoff = new AnswerHandoff(4, null, null, null);
         Response first = Response.ok("first");
         Response second = Response.ok("second");
         handoff.add(first, null);
@@ -62,7 +62,7 @@ class AnswerHandoffTest {
     void answersAddedWhileTheLoopTakesAreNeitherLostNorReordered() throws Exception {
         int answers = 200_000;
         int capacity = 17;
-        AnswerHandoff handoff = new AnswerHandoff(capacity);
+        AnswerHandoff handoff = new AnswerHandoff(capacity, null, null, null);
         Semaphore places = new Semaphore(capacity);
         AtomicInteger firsts = new AtomicInteger();
         Response[] sent = new Response[answers];
