@@ -150,9 +150,6 @@ public final class Headers {
         private String[] fields = new String[8];
         private int size;
 
-        public Builder() {
-        }
-
         public Builder clear() {
             Arrays.fill(fields, 0, size * 2, null);
             size = 0;

@@ -1,6 +1,5 @@
 package keel.http.client;
 
-import keel.core.buffer.BufferPool;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.loop.Timer;
@@ -243,10 +242,6 @@ final class HostPool {
         return idle.size();
     }
 
-    int pendingAcquires() {
-        return waiting.size();
-    }
-
     String name() {
         return name;
     }
@@ -270,10 +265,6 @@ final class HostPool {
 
     EventLoop loop() {
         return home.loop();
-    }
-
-    BufferPool buffers() {
-        return home.buffers();
     }
 
     ClientOptions options() {

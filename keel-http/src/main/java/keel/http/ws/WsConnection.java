@@ -83,7 +83,6 @@ public final class WsConnection implements Protocol {
     private boolean flushAgain;
     private boolean readPaused;
     private boolean reading = true;
-    private boolean inputEnded;
     private boolean closeReported;
     /** The code the listener's onClose got (or gets), for the observer. */
     private int closeCode = WsClose.ABNORMAL;
@@ -173,7 +172,6 @@ public final class WsConnection implements Protocol {
     /** The peer shut down its output. Without a finished close handshake that is an abnormal closure. */
     @Override
     public void onEndOfInput(Channel from) {
-        inputEnded = true;
         if (state == State.OPEN || state == State.CLOSE_SENT) {
             endWithoutHandshake("the peer closed the connection without a close handshake");
             moveTo(State.CLOSING);
