@@ -192,7 +192,7 @@ public final class Http1Parser {
         int fieldsStart = -1;
         if (last != null) {
             last.begin(start);
-            fieldsStart = last.requestLine(a, start, end);
+            fieldsStart = last.repeated(a, start, end);
         }
         if (fieldsStart >= 0) {
             method = last.method();
