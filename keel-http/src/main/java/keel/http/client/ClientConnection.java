@@ -228,13 +228,10 @@ final class ClientConnection implements Protocol {
         exchange = null;
         close();
         if (attempt == null) return;
-        Throwable reported;
-        if (wasConnecting && !(failure instanceof HttpClientException)) {
-            reported = new ConnectionFailedException("cannot connect to " + pool.name() + ": " + failure.getMessage(), failure);
-        } else if (failure instanceof IOException && !(failure instanceof HttpClientException)) {
-            reported = new ConnectionFailedException(failure.getMessage() + " (" + pool.name() + ")", failure);
-        } else {
-            reported = failure;
+        Throwable reported = failure;
+        if (!(failure instanceof HttpClientException)) { // the channel's failure, told as the client's own
+            if (wasConnecting) reported = new ConnectionFailedException("cannot connect to " + pool.name() + ": " + failure.getMessage(), failure);
+            else if (failure instanceof IOException) reported = new ConnectionFailedException(failure.getMessage() + " (" + pool.name() + ")", failure);
         }
         attempt.onFailed(reported, beforeResponse);
     }

@@ -214,15 +214,13 @@ final class HostPool {
 
     /** Tells the observer how open, idle and waiting moved since it last heard; nothing when none moved. */
     private void report() {
-        int idleNow = idle.size();
-        int waitingNow = waiting.size();
-        if (open == reportedOpen && idleNow == reportedIdle && waitingNow == reportedWaiting) return;
         int openDelta = open - reportedOpen;
-        int idleDelta = idleNow - reportedIdle;
-        int waitingDelta = waitingNow - reportedWaiting;
+        int idleDelta = idle.size() - reportedIdle;
+        int waitingDelta = waiting.size() - reportedWaiting;
+        if (openDelta == 0 && idleDelta == 0 && waitingDelta == 0) return;
         reportedOpen = open;
-        reportedIdle = idleNow;
-        reportedWaiting = waitingNow;
+        reportedIdle = idle.size();
+        reportedWaiting = waiting.size();
         try {
             observer.onPoolChanged(openDelta, idleDelta, waitingDelta);
         } catch (RuntimeException e) {
