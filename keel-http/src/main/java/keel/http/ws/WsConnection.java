@@ -45,10 +45,6 @@ public final class WsConnection implements Protocol {
 
     /** The knobs one session uses: its options, the water marks of its queued sends, and what hears it. */
     public record Settings(WsOptions options, int highWaterMark, int lowWaterMark, WsObserver observer) {
-        /** Settings no one observes. */
-        public Settings(WsOptions options, int highWaterMark, int lowWaterMark) {
-            this(options, highWaterMark, lowWaterMark, WsObserver.NONE);
-        }
     }
 
     /**
@@ -451,7 +447,7 @@ public final class WsConnection implements Protocol {
 
     private void cancelTimers() {
         keepAlive.stop();
-        cancel(closeTimer);
+        if (closeTimer != null) closeTimer.cancel();
     }
 
     private static boolean isData(int opcode) {
@@ -467,10 +463,6 @@ public final class WsConnection implements Protocol {
             else if (c >= 0x80) bytes += 1;
         }
         return bytes;
-    }
-
-    private static void cancel(Timer timer) {
-        if (timer != null) timer.cancel();
     }
 
     /** A listener callback; a failure is reported to onError and fails the connection with 1011. */
