@@ -87,9 +87,7 @@ final class LineBuffer {
 
     /** Bytes already encoded (a line's constant parts). */
     LineBuffer put(byte[] encoded) {
-        System.arraycopy(encoded, 0, bytes, length, encoded.length);
-        length += encoded.length;
-        return this;
+        return put(encoded, encoded.length);
     }
 
     /** The first {@code n} of {@code encoded}. */

@@ -55,12 +55,9 @@ public final class Http1Writer {
     public static void writeFixed(WriteQueue out, Response response, boolean omitBody, boolean close, boolean http10Client,
                                   CharSequence requestId, long nanoTime) {
         byte[] body = response.body();
-        if (hasNoBody(response.status())) {
-            writeHead(out, response, BodyFraming.NONE, 0, close, http10Client, requestId, nanoTime);
-            return;
-        }
-        writeHead(out, response, BodyFraming.FIXED, body.length, close, http10Client, requestId, nanoTime);
-        if (!omitBody && body.length > 0) out.put(body);
+        boolean noBody = hasNoBody(response.status());
+        writeHead(out, response, noBody ? BodyFraming.NONE : BodyFraming.FIXED, body.length, close, http10Client, requestId, nanoTime);
+        if (!noBody && !omitBody && body.length > 0) out.put(body);
     }
 
     public static void writeHead(WriteQueue out, Response response, BodyFraming framing, long contentLength,
