@@ -3,12 +3,11 @@ package keel.http.client;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.loop.Timer;
-import keel.http.codec.Http1ResponseParser;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.Iterator;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLEngine;
 
 /**
  * The connections to one host ({@code host:port}) on one event loop, confined to that loop: idle
@@ -95,15 +94,11 @@ final class HostPool {
 
     /** An attempt that ended while it waited (its request timed out): it leaves the queue. */
     void cancel(Call.Attempt attempt) {
-        for (Iterator<Waiter> it = waiting.iterator(); it.hasNext(); ) {
-            Waiter waiter = it.next();
-            if (waiter.attempt == attempt) {
-                waiter.timer.cancel();
-                it.remove();
-                report();
-                return;
-            }
-        }
+        waiting.removeIf(waiter -> {
+            if (waiter.attempt == attempt) waiter.timer.cancel();
+            return waiter.attempt == attempt;
+        });
+        report();
     }
 
     private void openFor(Call.Attempt attempt) {
@@ -117,7 +112,9 @@ final class HostPool {
                 return;
             }
             try {
-                new ClientConnection(this).connect(new InetSocketAddress(address, port), attempt);
+                SSLEngine engine = secure ? home.tls().newClientEngine(host, port) : null;
+                new ClientConnection(this, home.parserLimits())
+                        .connect(new InetSocketAddress(address, port), home.channelSettings(), engine, attempt);
             } catch (java.io.UncheckedIOException e) {
                 open--;
                 attempt.onConnectFailed(new HttpClientException("cannot open a socket to " + name, e));
@@ -267,18 +264,5 @@ final class HostPool {
 
     ClientOptions options() {
         return home.options();
-    }
-
-    /** A client-mode TLS engine for a new connection to this host, or null for plain HTTP. */
-    javax.net.ssl.SSLEngine newTlsEngine() {
-        return secure ? home.tls().newClientEngine(host, port) : null;
-    }
-
-    keel.core.net.Channel.Settings channelSettings() {
-        return home.channelSettings();
-    }
-
-    Http1ResponseParser.Limits parserLimits() {
-        return home.parserLimits();
     }
 }
