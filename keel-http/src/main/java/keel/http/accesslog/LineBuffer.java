@@ -47,10 +47,6 @@ final class LineBuffer {
         lines++;
     }
 
-    int lines() {
-        return lines;
-    }
-
     /**
      * The whole lines held, as a block of their own, and forgets them; null when there are none. A block
      * at least half full is the buffer's own array, to be given back to the spares once written; a
