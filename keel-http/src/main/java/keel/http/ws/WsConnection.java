@@ -62,12 +62,12 @@ public final class WsConnection implements Protocol {
     private final Settings settings;
     private final RandomGenerator maskKeys;
     private final Binding binding;
-    private final FrameDecoder decoder;
     private final Runnable onClosed;
     private final WsObserver observer;
     private final boolean observing;
     private Channel channel;
     private EventLoop loop;
+    private FrameDecoder decoder;
     private Outbound output;
     private Session session;
     private Inbox inbox;
@@ -95,11 +95,6 @@ public final class WsConnection implements Protocol {
         this.onClosed = onClosed;
         this.observer = settings.observer();
         this.observing = observer != WsObserver.NONE;
-        WsOptions options = settings.options();
-        PerMessageDeflate deflate = binding.deflate();
-        MessageInflater inflater = deflate == null ? null
-                : new MessageInflater(options.maxMessageSize(), deflate.resetsCompressor(maskKeys != null));
-        this.decoder = new FrameDecoder(maskKeys == null, options.maxFrameSize(), options.maxMessageSize(), inflater);
     }
 
     /**
@@ -121,8 +116,11 @@ public final class WsConnection implements Protocol {
         this.loop = attached.loop();
         WsOptions options = settings.options();
         PerMessageDeflate deflate = binding.deflate();
+        MessageInflater inflater = deflate == null ? null
+                : new MessageInflater(options.maxMessageSize(), deflate.resetsCompressor(maskKeys != null));
         MessageDeflater deflater = deflate == null ? null
                 : new MessageDeflater(options.compressionLevel(), deflate.resetsCompressor(maskKeys == null));
+        this.decoder = new FrameDecoder(maskKeys == null, options.maxFrameSize(), options.maxMessageSize(), inflater);
         this.output = new Outbound(attached.out(), attached.bytesWritten(), maskKeys, deflater);
         this.session = new Session(id, binding.request(), binding.subprotocol(), deflate == null ? "" : deflate.header(), this, loop,
                 maskKeys != null, options.maxQueuedOutput(), settings.highWaterMark(), settings.lowWaterMark());
