@@ -85,8 +85,7 @@ final class ClientConnection implements Protocol {
     @Override
     public void onDeadline(Channel from) {
         if (state == State.CONNECTING) {
-            var timeout = pool.options().connectTimeout();
-            fail(new ClientTimeoutException(ClientTimeoutException.Kind.CONNECT, timeout, pool.name()));
+            fail(new ClientTimeoutException(ClientTimeoutException.Kind.CONNECT, pool.options().connectTimeout(), pool.name()));
         }
     }
 

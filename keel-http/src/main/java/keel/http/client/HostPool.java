@@ -126,11 +126,8 @@ final class HostPool {
 
     /** A new connection is ready: it serves the attempt it was opened for, or the next waiter, or goes idle. */
     void onConnected(ClientConnection connection, Call.Attempt openedFor) {
-        if (openedFor != null && !openedFor.isDone()) {
-            openedFor.onConnection(connection, false);
-        } else {
-            release(connection);
-        }
+        if (openedFor != null && !openedFor.isDone()) openedFor.onConnection(connection, false);
+        else release(connection);
     }
 
     /** A connection whose exchange ended with keep-alive: to the next waiter, else idle. */

@@ -156,8 +156,7 @@ public final class HttpClient implements AutoCloseable {
     /** The caller's own loop when it runs on one (no hop), else the next of ours in turn. */
     private EventLoop pick() {
         EventLoop current = EventLoop.current();
-        if (current != null) return current;
-        return loops.get(Math.floorMod(turn.getAndIncrement(), loops.size()));
+        return current != null ? current : loops.get(Math.floorMod(turn.getAndIncrement(), loops.size()));
     }
 
     private LoopPools poolsOf(EventLoop loop) {
