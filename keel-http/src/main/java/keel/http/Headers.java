@@ -37,11 +37,6 @@ public final class Headers {
         return new Headers(namesAndValues.clone(), namesAndValues.length / 2);
     }
 
-    /** Takes ownership of {@code fields} (names at even indexes, values at odd ones). */
-    static Headers wrap(String[] fields, int size) {
-        return size == 0 ? EMPTY : new Headers(fields, size);
-    }
-
     public int size() {
         return size;
     }
@@ -169,7 +164,7 @@ public final class Headers {
         }
 
         public Headers build() {
-            return wrap(Arrays.copyOf(fields, size * 2), size);
+            return size == 0 ? EMPTY : new Headers(Arrays.copyOf(fields, size * 2), size);
         }
     }
 }
