@@ -125,11 +125,8 @@ public final class HttpClient implements AutoCloseable {
     }
 
     private CompletionStage<Response> call(ClientRequest request, boolean streaming) {
+        if (closed) return CompletableFuture.failedFuture(new HttpClientException("client closed"));
         CompletableFuture<Response> result = new CompletableFuture<>();
-        if (closed) {
-            result.completeExceptionally(new HttpClientException("client closed"));
-            return result;
-        }
         EventLoop loop = pick();
         Call call = new Call(poolsOf(loop), request, streaming, result);
         if (loop.inEventLoop()) {
