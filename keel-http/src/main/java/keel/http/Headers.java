@@ -37,11 +37,6 @@ public final class Headers {
         return new Headers(namesAndValues.clone(), namesAndValues.length / 2);
     }
 
-    /** Takes ownership of {@code fields} (names at even indexes, values at odd ones). */
-    static Headers wrap(String[] fields, int size) {
-        return size == 0 ? EMPTY : new Headers(fields, size);
-    }
-
     public int size() {
         return size;
     }
@@ -150,9 +145,6 @@ public final class Headers {
         private String[] fields = new String[8];
         private int size;
 
-        public Builder() {
-        }
-
         public Builder clear() {
             Arrays.fill(fields, 0, size * 2, null);
             size = 0;
@@ -172,7 +164,7 @@ public final class Headers {
         }
 
         public Headers build() {
-            return wrap(Arrays.copyOf(fields, size * 2), size);
+            return size == 0 ? EMPTY : new Headers(Arrays.copyOf(fields, size * 2), size);
         }
     }
 }

@@ -141,17 +141,15 @@ public final class Request {
      */
     public byte[] body() {
         if (decoder == null) return body;
-        if (decoded == null && undecodable == null) decodeBody();
+        if (decoded == null && undecodable == null) {
+            try {
+                decoded = decoder.decode(body);
+            } catch (HttpStatusException e) {
+                undecodable = e;
+            }
+        }
         if (undecodable != null) throw undecodable;
         return decoded;
-    }
-
-    private void decodeBody() {
-        try {
-            decoded = decoder.decode(body);
-        } catch (HttpStatusException e) {
-            undecodable = e;
-        }
     }
 
     public String bodyText() {

@@ -65,7 +65,8 @@ public final class AccessLines {
     /** A hand-over task is queued on the loop. */
     private boolean handOverQueued;
 
-    private AccessLines(AccessLog log, LogFormat format, EventLoop loop) {
+    /** The lines of event loop {@code loop}, or with none, of one connection of the blocking transport; its thread only. */
+    AccessLines(AccessLog log, LogFormat format, EventLoop loop) {
         this.log = log;
         this.json = format == LogFormat.JSON;
         this.loop = loop;
@@ -80,16 +81,6 @@ public final class AccessLines {
         this.tails = new byte[BLOCKING + 1][];
         for (Execution execution : Execution.values()) tails[execution.ordinal()] = tail(execution.word(), loop == null ? null : loop.name());
         tails[BLOCKING] = tail("blocking", null);
-    }
-
-    /** The lines of event loop {@code loop}; that loop's thread only. */
-    static AccessLines onLoop(AccessLog log, LogFormat format, EventLoop loop) {
-        return new AccessLines(log, format, loop);
-    }
-
-    /** The lines of one connection of the blocking transport; its thread only. */
-    static AccessLines blocking(AccessLog log, LogFormat format) {
-        return new AccessLines(log, format, null);
     }
 
     private byte[] tail(String execution, String loopName) {

@@ -83,8 +83,7 @@ public final class AccessLog implements AutoCloseable {
         this.limit = queueSize;
         this.wakeAt = Math.max(1, queueSize / 4);
         this.sink = sink;
-        this.writer = Thread.ofPlatform().name("keel-access-log").daemon(true).unstarted(this::writeUntilClosed);
-        writer.start();
+        this.writer = Thread.ofPlatform().name("keel-access-log").daemon(true).start(this::writeUntilClosed);
     }
 
     /**
@@ -116,12 +115,12 @@ public final class AccessLog implements AutoCloseable {
 
     /** Where the lines of event loop {@code loop} are encoded; that loop's thread uses it. */
     public AccessLines linesOf(EventLoop loop) {
-        return AccessLines.onLoop(this, format, loop);
+        return new AccessLines(this, format, loop);
     }
 
     /** Where the lines of one connection of the blocking transport are encoded; its thread uses it. */
     AccessLines blockingLines() {
-        return AccessLines.blocking(this, format);
+        return new AccessLines(this, format, null);
     }
 
     /** The ids of this server's requests; any thread. */

@@ -62,17 +62,13 @@ final class DropBehind implements AutoCloseable {
         this.thread = Thread.ofPlatform().name("keel-access-log-drop").daemon(true).start(this::dropUntilClosed);
     }
 
-    /** Null where this can work (Linux on x86-64 or AArch64, with native access enabled for this module), else why not. */
-    static String unavailable() {
-        return NativeCalls.unavailable(DropBehind.class.getModule());
-    }
-
     /**
      * Drops {@code file}'s pages behind a writer that starts at {@code from}; null, said once in the
-     * log, where that is not possible ({@link #unavailable}, or the file cannot be opened for it).
+     * log, where that is not possible (not Linux on x86-64 or AArch64, no native access for this
+     * module, or the file cannot be opened for it).
      */
     static DropBehind open(Path file, long from) {
-        String why = unavailable();
+        String why = NativeCalls.unavailable(DropBehind.class.getModule());
         if (why == null) {
             try (Arena arena = Arena.ofConfined()) {
                 int fd = (int) Native.OPEN.invokeExact(arena.allocateFrom(file.toString()), O_RDONLY | O_CLOEXEC);
@@ -153,7 +149,7 @@ final class DropBehind implements AutoCloseable {
         }
     }
 
-    /** The C functions, linked on first use (never where {@link #unavailable} gives a reason). */
+    /** The C functions, linked on first use (never where {@link #open} finds native calls unavailable). */
     private static final class Native {
         static final MethodHandle OPEN = function("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
         static final MethodHandle SYNC_FILE_RANGE = function("sync_file_range", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));

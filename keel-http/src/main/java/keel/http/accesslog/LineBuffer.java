@@ -47,10 +47,6 @@ final class LineBuffer {
         lines++;
     }
 
-    int lines() {
-        return lines;
-    }
-
     /**
      * The whole lines held, as a block of their own, and forgets them; null when there are none. A block
      * at least half full is the buffer's own array, to be given back to the spares once written; a
@@ -87,9 +83,7 @@ final class LineBuffer {
 
     /** Bytes already encoded (a line's constant parts). */
     LineBuffer put(byte[] encoded) {
-        System.arraycopy(encoded, 0, bytes, length, encoded.length);
-        length += encoded.length;
-        return this;
+        return put(encoded, encoded.length);
     }
 
     /** The first {@code n} of {@code encoded}. */

@@ -63,7 +63,11 @@ final class LogFile implements AutoCloseable {
         if (buffer.position() == 0) return;
         buffer.flip();
         try {
-            if (lost || channel.size() != end) moveToEnd(); // truncated, or written by someone else, since
+            if (lost || channel.size() != end) { // truncated, or written by someone else, since
+                end = channel.size();
+                lost = false;
+                if (dropBehind != null) dropBehind.from(end);
+            }
             while (buffer.hasRemaining()) end += channel.write(buffer, end);
         } catch (IOException e) {
             lost = true;
@@ -72,12 +76,6 @@ final class LogFile implements AutoCloseable {
             buffer.clear();
         }
         if (dropBehind != null) dropBehind.written(end);
-    }
-
-    private void moveToEnd() throws IOException {
-        end = channel.size();
-        lost = false;
-        if (dropBehind != null) dropBehind.from(end);
     }
 
     @Override

@@ -103,7 +103,8 @@ final class Call {
     private void decide(Response response, Throwable failure, boolean beforeResponse, boolean reused) {
         // A stopping loop runs no more timers or I/O: nothing can be tried again on it.
         boolean canContinue = !timedOut && !loop.isStopping();
-        if (canContinue && failure != null && reused && beforeResponse && isStaleConnection(failure)
+        // A closed or reset connection is what a stale pooled one looks like; a timeout or an invalid answer is not.
+        if (canContinue && reused && beforeResponse && failure instanceof ConnectionFailedException
                 && request.isIdempotent() && !staleRetried) {
             staleRetried = true;
             LOG.debug("stale_connection_retried", "request", request, "cause", failure.getMessage());
@@ -159,11 +160,6 @@ final class Call {
         return ClientObserver.Outcome.FAILED;
     }
 
-    /** A closed or reset connection is what a stale pooled one looks like; a timeout or an invalid answer is not. */
-    private static boolean isStaleConnection(Throwable failure) {
-        return failure instanceof ConnectionFailedException;
-    }
-
     /**
      * RFC 9110 §15.4: follows 301, 302, 303, 307 and 308 for GET and HEAD, up to {@code max-redirects}.
      * A {@code Location} that is not a valid http(s) URI, or that leaves https for http, is not followed:
@@ -186,22 +182,13 @@ final class Call {
         if (!ClientRequest.isHttp(next) || next.getHost() == null) return false;
         if (request.isSecure() && !"https".equalsIgnoreCase(next.getScheme())) return false; // no downgrade to clear text
         redirects++;
+        // Credentials meant for one host are not sent to the host a redirect points at.
         Headers headers = next.getHost().equalsIgnoreCase(request.uri().getHost()) ? request.headers()
-                : withoutCredentials(request.headers());
+                : request.headers().without("Authorization").without("Cookie");
         request = new ClientRequest(request.method(), next, headers, request.body(), request.timeout(), request.retry(),
                 request.idempotent());
         attempt();
         return true;
-    }
-
-    /** Credentials meant for one host are not sent to the host a redirect points at. */
-    private static Headers withoutCredentials(Headers headers) {
-        Headers kept = Headers.empty();
-        for (int i = 0; i < headers.size(); i++) {
-            String name = headers.name(i);
-            if (!name.equalsIgnoreCase("authorization") && !name.equalsIgnoreCase("cookie")) kept = kept.plus(name, headers.value(i));
-        }
-        return kept;
     }
 
     /**

@@ -10,6 +10,7 @@ import keel.http.codec.ResponseEvent;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import javax.net.ssl.SSLEngine;
 
 /**
  * The client exchange on one {@link Channel} to a host: a pooled connection, owned by one event loop
@@ -42,9 +43,9 @@ final class ClientConnection implements Protocol {
     /** True while a streamed body's subscriber wants no more bytes: reading pauses. */
     private boolean readPaused;
 
-    ClientConnection(HostPool pool) {
+    ClientConnection(HostPool pool, Http1ResponseParser.Limits limits) {
         this.pool = pool;
-        this.parser = new Http1ResponseParser(pool.parserLimits());
+        this.parser = new Http1ResponseParser(limits);
         this.createdAt = pool.loop().nanoTime();
     }
 
@@ -59,10 +60,10 @@ final class ClientConnection implements Protocol {
         state = next;
     }
 
-    /** Starts connecting; {@code attempt} gets the connection, or the failure. */
-    void connect(InetSocketAddress address, Call.Attempt attempt) {
+    /** Starts connecting, over TLS when {@code engine} is given; {@code attempt} gets the connection, or the failure. */
+    void connect(InetSocketAddress address, Channel.Settings settings, SSLEngine engine, Call.Attempt attempt) {
         exchange = attempt;
-        Channel.connect(address, pool.loop(), pool.channelSettings(), pool.newTlsEngine(), this, closed -> { });
+        Channel.connect(address, pool.loop(), settings, engine, this, closed -> { });
     }
 
     @Override
@@ -84,8 +85,7 @@ final class ClientConnection implements Protocol {
     @Override
     public void onDeadline(Channel from) {
         if (state == State.CONNECTING) {
-            var timeout = pool.options().connectTimeout();
-            fail(new ClientTimeoutException(ClientTimeoutException.Kind.CONNECT, timeout, pool.name()));
+            fail(new ClientTimeoutException(ClientTimeoutException.Kind.CONNECT, pool.options().connectTimeout(), pool.name()));
         }
     }
 
@@ -228,13 +228,10 @@ final class ClientConnection implements Protocol {
         exchange = null;
         close();
         if (attempt == null) return;
-        Throwable reported;
-        if (wasConnecting && !(failure instanceof HttpClientException)) {
-            reported = new ConnectionFailedException("cannot connect to " + pool.name() + ": " + failure.getMessage(), failure);
-        } else if (failure instanceof IOException && !(failure instanceof HttpClientException)) {
-            reported = new ConnectionFailedException(failure.getMessage() + " (" + pool.name() + ")", failure);
-        } else {
-            reported = failure;
+        Throwable reported = failure;
+        if (!(failure instanceof HttpClientException)) { // the channel's failure, told as the client's own
+            if (wasConnecting) reported = new ConnectionFailedException("cannot connect to " + pool.name() + ": " + failure.getMessage(), failure);
+            else if (failure instanceof IOException) reported = new ConnectionFailedException(failure.getMessage() + " (" + pool.name() + ")", failure);
         }
         attempt.onFailed(reported, beforeResponse);
     }

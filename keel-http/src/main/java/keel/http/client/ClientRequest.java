@@ -56,11 +56,7 @@ public record ClientRequest(String method, URI uri, Headers headers, byte[] body
     }
 
     public ClientRequest body(String contentType, byte[] bytes) {
-        return header("Content-Type", contentType).withBody(bytes);
-    }
-
-    private ClientRequest withBody(byte[] bytes) {
-        return new ClientRequest(method, uri, headers, bytes, timeout, retry, idempotent);
+        return new ClientRequest(method, uri, headers.plus("Content-Type", contentType), bytes, timeout, retry, idempotent);
     }
 
     public ClientRequest timeout(Duration timeout) {

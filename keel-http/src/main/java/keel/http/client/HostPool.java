@@ -1,15 +1,13 @@
 package keel.http.client;
 
-import keel.core.buffer.BufferPool;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.loop.Timer;
-import keel.http.codec.Http1ResponseParser;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.Iterator;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLEngine;
 
 /**
  * The connections to one host ({@code host:port}) on one event loop, confined to that loop: idle
@@ -96,15 +94,11 @@ final class HostPool {
 
     /** An attempt that ended while it waited (its request timed out): it leaves the queue. */
     void cancel(Call.Attempt attempt) {
-        for (Iterator<Waiter> it = waiting.iterator(); it.hasNext(); ) {
-            Waiter waiter = it.next();
-            if (waiter.attempt == attempt) {
-                waiter.timer.cancel();
-                it.remove();
-                report();
-                return;
-            }
-        }
+        waiting.removeIf(waiter -> {
+            if (waiter.attempt == attempt) waiter.timer.cancel();
+            return waiter.attempt == attempt;
+        });
+        report();
     }
 
     private void openFor(Call.Attempt attempt) {
@@ -118,7 +112,9 @@ final class HostPool {
                 return;
             }
             try {
-                new ClientConnection(this).connect(new InetSocketAddress(address, port), attempt);
+                SSLEngine engine = secure ? home.tls().newClientEngine(host, port) : null;
+                new ClientConnection(this, home.parserLimits())
+                        .connect(new InetSocketAddress(address, port), home.channelSettings(), engine, attempt);
             } catch (java.io.UncheckedIOException e) {
                 open--;
                 attempt.onConnectFailed(new HttpClientException("cannot open a socket to " + name, e));
@@ -130,11 +126,8 @@ final class HostPool {
 
     /** A new connection is ready: it serves the attempt it was opened for, or the next waiter, or goes idle. */
     void onConnected(ClientConnection connection, Call.Attempt openedFor) {
-        if (openedFor != null && !openedFor.isDone()) {
-            openedFor.onConnection(connection, false);
-        } else {
-            release(connection);
-        }
+        if (openedFor != null && !openedFor.isDone()) openedFor.onConnection(connection, false);
+        else release(connection);
     }
 
     /** A connection whose exchange ended with keep-alive: to the next waiter, else idle. */
@@ -215,15 +208,13 @@ final class HostPool {
 
     /** Tells the observer how open, idle and waiting moved since it last heard; nothing when none moved. */
     private void report() {
-        int idleNow = idle.size();
-        int waitingNow = waiting.size();
-        if (open == reportedOpen && idleNow == reportedIdle && waitingNow == reportedWaiting) return;
         int openDelta = open - reportedOpen;
-        int idleDelta = idleNow - reportedIdle;
-        int waitingDelta = waitingNow - reportedWaiting;
+        int idleDelta = idle.size() - reportedIdle;
+        int waitingDelta = waiting.size() - reportedWaiting;
+        if (openDelta == 0 && idleDelta == 0 && waitingDelta == 0) return;
         reportedOpen = open;
-        reportedIdle = idleNow;
-        reportedWaiting = waitingNow;
+        reportedIdle = idle.size();
+        reportedWaiting = waiting.size();
         try {
             observer.onPoolChanged(openDelta, idleDelta, waitingDelta);
         } catch (RuntimeException e) {
@@ -241,10 +232,6 @@ final class HostPool {
 
     int idleConnections() {
         return idle.size();
-    }
-
-    int pendingAcquires() {
-        return waiting.size();
     }
 
     String name() {
@@ -272,24 +259,7 @@ final class HostPool {
         return home.loop();
     }
 
-    BufferPool buffers() {
-        return home.buffers();
-    }
-
     ClientOptions options() {
         return home.options();
-    }
-
-    /** A client-mode TLS engine for a new connection to this host, or null for plain HTTP. */
-    javax.net.ssl.SSLEngine newTlsEngine() {
-        return secure ? home.tls().newClientEngine(host, port) : null;
-    }
-
-    keel.core.net.Channel.Settings channelSettings() {
-        return home.channelSettings();
-    }
-
-    Http1ResponseParser.Limits parserLimits() {
-        return home.parserLimits();
     }
 }

@@ -125,11 +125,8 @@ public final class HttpClient implements AutoCloseable {
     }
 
     private CompletionStage<Response> call(ClientRequest request, boolean streaming) {
+        if (closed) return CompletableFuture.failedFuture(new HttpClientException("client closed"));
         CompletableFuture<Response> result = new CompletableFuture<>();
-        if (closed) {
-            result.completeExceptionally(new HttpClientException("client closed"));
-            return result;
-        }
         EventLoop loop = pick();
         Call call = new Call(poolsOf(loop), request, streaming, result);
         if (loop.inEventLoop()) {
@@ -156,8 +153,7 @@ public final class HttpClient implements AutoCloseable {
     /** The caller's own loop when it runs on one (no hop), else the next of ours in turn. */
     private EventLoop pick() {
         EventLoop current = EventLoop.current();
-        if (current != null) return current;
-        return loops.get(Math.floorMod(turn.getAndIncrement(), loops.size()));
+        return current != null ? current : loops.get(Math.floorMod(turn.getAndIncrement(), loops.size()));
     }
 
     private LoopPools poolsOf(EventLoop loop) {
@@ -177,8 +173,7 @@ public final class HttpClient implements AutoCloseable {
      * the first step of a client's warm-up (see {@code RequestPathWarmup.client}). Blocks; refused on an event loop.
      */
     public void prefillBuffers() throws InterruptedException {
-        refuseOnEventLoop("prefillBuffers");
-        onEveryLoop(pools -> pools.prefillBuffers(16));
+        onEveryLoop("prefillBuffers", pools -> pools.prefillBuffers(16));
     }
 
     /**
@@ -191,12 +186,8 @@ public final class HttpClient implements AutoCloseable {
         if ("https".equalsIgnoreCase(upstream.getScheme())) tls.get(); // the trust store loads here, not on a loop
         List<CompletableFuture<Response>> heads = new ArrayList<>();
         for (EventLoop loop : loops) {
-            CompletableFuture<Response> head = new CompletableFuture<>();
-            loop.execute(() -> sendAsync(ClientRequest.of("HEAD", upstream.toString())).whenComplete((response, failure) -> {
-                if (failure != null) head.completeExceptionally(failure);
-                else head.complete(response);
-            }));
-            heads.add(head);
+            heads.add(CompletableFuture.supplyAsync(() -> sendAsync(ClientRequest.of("HEAD", upstream.toString())), loop)
+                    .thenCompose(head -> head));
         }
         int failures = 0;
         for (CompletableFuture<Response> head : heads) {
@@ -217,8 +208,12 @@ public final class HttpClient implements AutoCloseable {
         }
     }
 
-    /** Runs {@code action} on each of the client's loops, and on every other loop it made calls on; waits for them. */
-    private void onEveryLoop(Consumer<LoopPools> action) throws InterruptedException {
+    /**
+     * Runs {@code action} on each of the client's loops, and on every other loop it made calls on; waits
+     * for them, so {@code what} (the public method) is refused on an event loop.
+     */
+    private void onEveryLoop(String what, Consumer<LoopPools> action) throws InterruptedException {
+        refuseOnEventLoop(what);
         Set<EventLoop> every = Collections.newSetFromMap(new IdentityHashMap<>());
         every.addAll(loops);
         every.addAll(pools.keySet());
@@ -230,17 +225,15 @@ public final class HttpClient implements AutoCloseable {
 
     /** Connections open on every loop and host (for tests and gauges; waits for each loop to answer, so not on a loop). */
     public int openConnections() throws InterruptedException {
-        refuseOnEventLoop("openConnections");
         AtomicInteger count = new AtomicInteger();
-        onEveryLoop(pools -> count.addAndGet(pools.openConnections()));
+        onEveryLoop("openConnections", pools -> count.addAndGet(pools.openConnections()));
         return count.get();
     }
 
     /** Idle pooled connections on every loop and host. */
     public int idleConnections() throws InterruptedException {
-        refuseOnEventLoop("idleConnections");
         AtomicInteger count = new AtomicInteger();
-        onEveryLoop(pools -> count.addAndGet(pools.idleConnections()));
+        onEveryLoop("idleConnections", pools -> count.addAndGet(pools.idleConnections()));
         return count.get();
     }
 

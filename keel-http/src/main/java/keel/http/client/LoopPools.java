@@ -119,10 +119,6 @@ final class LoopPools {
         return resolver;
     }
 
-    BufferPool buffers() {
-        return buffers;
-    }
-
     Tls tls() {
         return tls.get();
     }

@@ -90,11 +90,6 @@ final class Resolver {
     }
 
     private static boolean isLiteral(String name) {
-        if (name.indexOf(':') >= 0) return true;
-        for (int i = 0; i < name.length(); i++) {
-            char c = name.charAt(i);
-            if ((c < '0' || c > '9') && c != '.') return false;
-        }
-        return !name.isEmpty();
+        return name.indexOf(':') >= 0 || !name.isEmpty() && name.chars().allMatch(c -> c == '.' || c >= '0' && c <= '9');
     }
 }

@@ -52,10 +52,6 @@ public record RetryPolicy(int maxRetries, Duration delay, Duration maxDelay, dou
         return new RetryPolicy(retries, base, max, 2, 0.5, false);
     }
 
-    public RetryPolicy withJitter(double jitter) {
-        return new RetryPolicy(maxRetries, delay, maxDelay, multiplier, jitter, nonIdempotent);
-    }
-
     /** A copy that retries every method, POST included: only for requests the server handles idempotently. */
     public RetryPolicy includingNonIdempotent() {
         return new RetryPolicy(maxRetries, delay, maxDelay, multiplier, jitter, true);

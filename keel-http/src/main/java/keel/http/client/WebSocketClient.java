@@ -8,6 +8,7 @@ import keel.core.net.ChannelObserver;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
 import keel.http.ws.WsListener;
+import keel.http.ws.WsObserver;
 import keel.http.ws.WsOptions;
 import keel.http.ws.WsSession;
 
@@ -76,7 +77,8 @@ public final class WebSocketClient implements AutoCloseable {
         this.loops = Objects.requireNonNull(loops, "loops");
         this.tls = new ClientTls(Objects.requireNonNull(tls, "tls"));
         this.ownsLoops = ownsLoops;
-        this.settings = new WsConnection.Settings(Objects.requireNonNull(options, "options"), HIGH_WATER_MARK, LOW_WATER_MARK);
+        this.settings = new WsConnection.Settings(Objects.requireNonNull(options, "options"), HIGH_WATER_MARK, LOW_WATER_MARK,
+                WsObserver.NONE);
         for (EventLoop loop : loops.loops()) {
             channelSettings.put(loop, new Channel.Settings(new BufferPool(16 * 1024, 64), Channel.TlsBuffers.of(16 * 1024, 16),
                     HIGH_WATER_MARK, LOW_WATER_MARK, Duration.ZERO, Duration.ofSeconds(2), tls.handshakeTimeout(), false, false, ChannelObserver.NONE));

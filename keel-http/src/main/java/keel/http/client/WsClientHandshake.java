@@ -17,9 +17,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.random.RandomGenerator;
 import javax.net.ssl.SSLEngine;
@@ -127,34 +125,25 @@ final class WsClientHandshake implements Protocol {
         List<String> lines = head.lines().toList();
         String status = lines.getFirst();
         if (!status.startsWith("HTTP/1.1 101")) throw new IOException("WebSocket handshake refused by " + uri + ": " + status);
-        String accept = field(lines, "sec-websocket-accept");
+        Headers.Builder fields = new Headers.Builder();
+        for (String line : lines.subList(1, lines.size())) {
+            int colon = line.indexOf(':');
+            if (colon > 0) fields.add(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+        }
+        Headers headers = fields.build();
+        String accept = headers.get("Sec-WebSocket-Accept");
         if (!WsHandshake.acceptKey(key).equals(accept)) throw new IOException("wrong Sec-WebSocket-Accept from " + uri + ": " + accept);
-        String upgrade = field(lines, "upgrade");
+        String upgrade = headers.get("Upgrade");
         if (upgrade == null || !upgrade.equalsIgnoreCase("websocket")) throw new IOException("101 without 'Upgrade: websocket' from " + uri);
-        String subprotocol = field(lines, "sec-websocket-protocol");
+        String subprotocol = headers.get("Sec-WebSocket-Protocol");
         if (subprotocol != null && !subprotocols.contains(subprotocol)) {
             throw new IOException("server chose subprotocol '" + subprotocol + "', which was not offered");
         }
         try {
-            return new Agreement(subprotocol, WsHandshake.acceptedExtensions(fields(lines, "sec-websocket-extensions"), settings.options()));
+            return new Agreement(subprotocol, WsHandshake.acceptedExtensions(headers.all("Sec-WebSocket-Extensions"), settings.options()));
         } catch (IllegalArgumentException e) {
             throw new IOException("unacceptable Sec-WebSocket-Extensions from " + uri + ": " + e.getMessage());
         }
-    }
-
-    private static String field(List<String> lines, String name) {
-        List<String> values = fields(lines, name);
-        return values.isEmpty() ? null : values.getFirst();
-    }
-
-    /** The values of every field named {@code name} (lower case), in order; the status line never matches. */
-    private static List<String> fields(List<String> lines, String name) {
-        List<String> values = new ArrayList<>(1);
-        for (String line : lines) {
-            int colon = line.indexOf(':');
-            if (colon > 0 && line.substring(0, colon).trim().toLowerCase(Locale.ROOT).equals(name)) values.add(line.substring(colon + 1).trim());
-        }
-        return values;
     }
 
     /** Position just past the CRLFCRLF that ends the head ({@code buffer} in read mode), or -1. */

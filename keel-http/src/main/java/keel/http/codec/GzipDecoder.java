@@ -218,7 +218,6 @@ public final class GzipDecoder implements AutoCloseable {
                     fields[fieldPosition++] = (byte) b;
                     if (fieldPosition == 2) checkHeaderCrc();
                 }
-                case DONE -> throw new IllegalStateException("header already read");
             }
             if (field == HeaderField.DONE) {
                 inflater.reset();

@@ -1,5 +1,7 @@
 package keel.http.codec;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.zip.CRC32;
 import java.util.zip.Deflater;
@@ -131,15 +133,8 @@ public final class GzipEncoder implements AutoCloseable {
         if (out.length - size < room) out = Arrays.copyOf(out, Math.max(out.length * 2, size + room));
     }
 
+    /** The CRC-32, then ISIZE (the input size modulo 2^32), little-endian. */
     private static void putTrailer(byte[] to, int at, long crc, long inputSize) {
-        putIntLe(to, at, crc);
-        putIntLe(to, at + 4, inputSize); // ISIZE: the input size modulo 2^32
-    }
-
-    private static void putIntLe(byte[] to, int at, long value) {
-        to[at] = (byte) value;
-        to[at + 1] = (byte) (value >>> 8);
-        to[at + 2] = (byte) (value >>> 16);
-        to[at + 3] = (byte) (value >>> 24);
+        ByteBuffer.wrap(to, at, TRAILER_SIZE).order(ByteOrder.LITTLE_ENDIAN).putInt((int) crc).putInt((int) inputSize);
     }
 }

@@ -192,7 +192,7 @@ public final class Http1Parser {
         int fieldsStart = -1;
         if (last != null) {
             last.begin(start);
-            fieldsStart = last.requestLine(a, start, end);
+            fieldsStart = last.repeated(a, start, end);
         }
         if (fieldsStart >= 0) {
             method = last.method();
@@ -309,17 +309,11 @@ public final class Http1Parser {
             throw new BadMessage(413, "request body larger than " + maxBodySize + " bytes");
         }
         if (ready == 0) return ParseResult.NEED_MORE;
-        ensureBodyCapacity(declared);
+        if (declared > body.length) body = Arrays.copyOf(body, (int) Math.max(declared, Math.min(body.length * 2L, maxBodySize)));
         in.get(body, bodyLength, ready);
         bodyLength += ready;
         chunks.consumed(ready);
         return null;
-    }
-
-    private void ensureBodyCapacity(long needed) {
-        if (needed <= body.length) return;
-        long grown = Math.max(needed, Math.min((long) body.length * 2, maxBodySize));
-        body = Arrays.copyOf(body, (int) grown);
     }
 
     private ParseResult complete() {

@@ -55,7 +55,7 @@ final class LastHead {
     private int readingLines;
     private boolean allRepeated;
 
-    /** Starts a head at {@code a[start]}; then its request line, its field lines, and {@link #end}. */
+    /** Starts a head at {@code a[start]}; then {@link #repeated} for each of its lines, and {@link #end}. */
     void begin(int start) {
         readingLines = 0;
         allRepeated = true;
@@ -64,12 +64,26 @@ final class LastHead {
     }
 
     /**
-     * Whether the request line at {@code a[start]} is the kept one, byte for byte: then the index
-     * past its LF, and {@link #method()}, {@link #target()} and {@link #http11()} are what it read as.
-     * Otherwise -1: the caller reads the line and gives its reading to {@link #requestLineRead}.
+     * Takes the line at {@code a[start]} (the request line, then each field line) as the head's next.
+     * When it is the line kept at its place (which holds one LF, its last byte), byte for byte,
+     * returns the index past its LF, and {@link #method()}, {@link #target()} and {@link #http11()},
+     * or {@link #name()} and {@link #value()}, are what it read as. Otherwise -1: the caller reads the
+     * line and gives its reading to {@link #requestLineRead} or {@link #fieldRead}.
      */
-    int requestLine(byte[] a, int start, int end) {
-        return repeat(a, start, end);
+    int repeated(byte[] a, int start, int end) {
+        int place = readingLines++;
+        room(place);
+        if (place < MAX_LINES) reading[place] = start;
+        if (place < lines) {
+            int from = starts[place];
+            int next = start + starts[place + 1] - from;
+            if (next <= end && Arrays.equals(a, start, next, bytes, from, starts[place + 1])) {
+                reading[place + 1] = next;
+                return next;
+            }
+        }
+        allRepeated = false;
+        return -1;
     }
 
     void requestLineRead(String readMethod, String readTarget, boolean readHttp11, int next) {
@@ -89,15 +103,6 @@ final class LastHead {
 
     boolean http11() {
         return http11;
-    }
-
-    /**
-     * Whether the field line at {@code a[start]} is the one kept at its place, byte for byte: then the
-     * index past its LF, and {@link #name()} and {@link #value()} are what it read as. Otherwise -1:
-     * the caller reads the line and gives its reading to {@link #fieldRead}.
-     */
-    int fieldLine(byte[] a, int start, int end) {
-        return repeat(a, start, end);
     }
 
     /** The name of the field line just repeated. */
@@ -161,26 +166,6 @@ final class LastHead {
         framing = worked;
         framedHttp11 = http11;
         framedMaxBodySize = maxBodySize;
-    }
-
-    /**
-     * Takes the line at {@code a[start]} as the head's next, and returns the index past its LF when it
-     * is the line kept at its place (which holds one LF, its last byte), else -1.
-     */
-    private int repeat(byte[] a, int start, int end) {
-        int place = readingLines++;
-        room(place);
-        if (place < MAX_LINES) reading[place] = start;
-        if (place < lines) {
-            int from = starts[place];
-            int next = start + starts[place + 1] - from;
-            if (next <= end && Arrays.equals(a, start, next, bytes, from, starts[place + 1])) {
-                reading[place + 1] = next;
-                return next;
-            }
-        }
-        allRepeated = false;
-        return -1;
     }
 
     /** The end of the line just read anew: the index past its LF. */

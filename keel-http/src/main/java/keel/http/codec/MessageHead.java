@@ -106,7 +106,7 @@ final class MessageHead {
             byte first = a[position];
             if (first == '\n' || first == '\r' && a[position + 1] == '\n') return last == null ? fields.build() : last.end(a, end, fields);
             if (fields.size() == maxCount) throw new BadMessage(431, "more than " + maxCount + " header fields");
-            int next = last == null ? -1 : last.fieldLine(a, position, end);
+            int next = last == null ? -1 : last.repeated(a, position, end);
             if (next >= 0) {
                 fields.add(last.name(), last.value());
                 position = next;

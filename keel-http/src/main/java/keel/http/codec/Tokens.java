@@ -67,15 +67,12 @@ public final class Tokens {
 
     /** RFC 9112 §2.3 {@code HTTP-version} in {@code a[start..end)}: true for HTTP/1.1, false for HTTP/1.0; 505 for another version. */
     static boolean isHttp11(byte[] a, int start, int end) {
-        if (end - start == 8 && a[start] == 'H' && a[start + 4] == '/' && a[start + 5] == '1' && a[start + 6] == '.'
-                && a[start + 1] == 'T' && a[start + 2] == 'T' && a[start + 3] == 'P') {
-            if (a[start + 7] == '1') return true;
-            if (a[start + 7] == '0') return false;
+        if (end - start != 8 || !matches(a, start, "HTTP/") || !isDigit(a[start + 5]) || a[start + 6] != '.' || !isDigit(a[start + 7])) {
+            throw new BadMessage("malformed HTTP version");
         }
-        if (end - start == 8 && matches(a, start, "HTTP/") && isDigit(a[start + 5]) && a[start + 6] == '.' && isDigit(a[start + 7])) {
-            throw new BadMessage(505, "HTTP version not supported");
-        }
-        throw new BadMessage("malformed HTTP version");
+        if (a[start + 5] == '1' && a[start + 7] == '1') return true;
+        if (a[start + 5] == '1' && a[start + 7] == '0') return false;
+        throw new BadMessage(505, "HTTP version not supported");
     }
 
     static int indexOf(byte[] a, int from, int to, byte b) {

@@ -1,5 +1,9 @@
 package keel.http.router;
 
+import keel.http.HttpStatusException;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +59,7 @@ final class PathPattern {
         for (int i = 0; i < segments.length; i++) {
             if (!isParameter[i]) continue;
             entries[n++] = segments[i];
-            entries[n++] = PercentDecoder.decode(pathSegments[i]);
+            entries[n++] = decode(pathSegments[i]);
         }
         return ofEntries(entries);
     }
@@ -76,8 +80,22 @@ final class PathPattern {
         return path.length() == 1 ? new String[]{""} : path.substring(1).split("/", -1);
     }
 
-    @Override
-    public String toString() {
-        return text;
+    /** RFC 3986 percent-decoding of a path segment ('+' stays '+', unlike form decoding). */
+    private static String decode(String segment) {
+        if (segment.indexOf('%') < 0) return segment;
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(segment.length());
+        for (int i = 0; i < segment.length(); i++) {
+            char c = segment.charAt(i);
+            if (c != '%') {
+                bytes.write(c);
+                continue;
+            }
+            int high = i + 2 < segment.length() ? Character.digit(segment.charAt(i + 1), 16) : -1;
+            int low = high < 0 ? -1 : Character.digit(segment.charAt(i + 2), 16);
+            if (low < 0) throw new HttpStatusException(400, "malformed percent-encoding in path");
+            bytes.write(high << 4 | low);
+            i += 2;
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
     }
 }

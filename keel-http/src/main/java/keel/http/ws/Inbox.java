@@ -75,8 +75,7 @@ final class Inbox {
         if (backlogBytes.get() < highWaterMark && backlogEvents.get() < MAX_BACKLOG_EVENTS) return false;
         waitingForDrain.set(true);
         // The drainer may have emptied the backlog between the check and the flag: look again.
-        if (isBelowLow() && waitingForDrain.compareAndSet(true, false)) return false;
-        return true;
+        return !(isBelowLow() && waitingForDrain.compareAndSet(true, false));
     }
 
     private boolean isBelowLow() {

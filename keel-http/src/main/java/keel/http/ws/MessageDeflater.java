@@ -14,7 +14,8 @@ import java.util.zip.Deflater;
 final class MessageDeflater {
     /** Whole messages shorter than this go uncompressed: deflate's framing would eat most of the gain. */
     static final int MIN_SIZE = 64;
-    private static final byte[] SYNC_TAIL = {0, 0, (byte) 0xFF, (byte) 0xFF};
+    /** What a sync flush ends with: dropped from a message's last frame, put back by the receiver. */
+    static final byte[] SYNC_TAIL = {0, 0, (byte) 0xFF, (byte) 0xFF};
 
     private final int level;
     private final boolean resetAfterMessage;

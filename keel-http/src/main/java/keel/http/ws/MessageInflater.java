@@ -13,8 +13,6 @@ import java.util.zip.Inflater;
  * at the first compressed message and ended by {@link #release}.
  */
 final class MessageInflater {
-    private static final byte[] SYNC_TAIL = {0, 0, (byte) 0xFF, (byte) 0xFF};
-
     private final int maxSize;
     private final boolean resetAfterMessage;
     private Inflater inflater;
@@ -43,7 +41,7 @@ final class MessageInflater {
         output = new byte[(int) Math.min(maxSize + 1L, Math.max(1024L, 4L * length))];
         produced = 0;
         try {
-            boolean fits = feed(data, length) && feed(SYNC_TAIL, SYNC_TAIL.length) && produced <= maxSize;
+            boolean fits = feed(data, length) && feed(MessageDeflater.SYNC_TAIL, MessageDeflater.SYNC_TAIL.length) && produced <= maxSize;
             // A block with BFINAL set ends the stream (RFC 7692 §7.2.3.4): the next message starts a new one.
             if (resetAfterMessage || inflater.finished()) inflater.reset();
             return fits ? Arrays.copyOf(output, produced) : null;

@@ -107,7 +107,7 @@ final class Session implements WsSession {
     @Override
     public CompletionStage<Void> ping(byte[] data) {
         if (data.length > FrameEncoder.MAX_CONTROL_PAYLOAD) throw new IllegalArgumentException("a ping carries at most 125 bytes: " + data.length);
-        return submitFrame(FrameDecoder.PING, true, data);
+        return submit(FrameDecoder.PING, data, false, true);
     }
 
     @Override
@@ -145,60 +145,33 @@ final class Session implements WsSession {
     }
 
     /**
-     * A data frame: a whole message, or a fragment of one. The opcode of a message sent in fragments
-     * stays open from its first fragment to its last, and other data messages are refused meanwhile.
-     * The check and the append to the outbox happen under one lock, so no whole message can slip
-     * between two fragments; the loop is woken after the lock is released.
+     * A data frame (a whole message, or a fragment of one) or a ping: refused while a message sent in
+     * fragments is open (to all but its own fragments and pings), once the session closes, or at the
+     * bound; else counted against the bound and appended to the outbox. All of it happens under one
+     * lock, so no whole message can slip between two fragments; outside it, the writability change
+     * the send may cause, then the loop is woken.
      */
     private CompletionStage<Void> submit(int opcode, byte[] payload, boolean fragment, boolean last) {
+        boolean data = opcode != FrameDecoder.PING;
         Outgoing outgoing;
         synchronized (outbox) {
-            int open = fragmentedOpcode;
+            int open = data ? fragmentedOpcode : 0;
             if (open != 0 && (!fragment || open != opcode)) {
                 return CompletableFuture.failedFuture(new IllegalStateException("a " + (open == FrameDecoder.TEXT ? "text" : "binary")
                         + " message sent in fragments is still open: finish it with last = true first"));
             }
-            CompletableFuture<Void> refused = refusal();
-            if (refused != null) return refused;
-            outgoing = append(open == 0 ? opcode : FrameDecoder.CONTINUATION, last, payload);
-            fragmentedOpcode = last ? 0 : opcode;
+            if (sendsClosed) return CompletableFuture.failedFuture(new WsClosedException(WsClose.ABNORMAL, "session " + id + " is closing or closed"));
+            long queuedNow = queued.get();
+            if (queuedNow >= maxQueued) return CompletableFuture.failedFuture(new WsOverflowException(queuedNow, maxQueued));
+            int wireBytes = FrameEncoder.frameLength(payload.length, masked);
+            queued.addAndGet(wireBytes);
+            outgoing = new Outgoing(open == 0 ? opcode : FrameDecoder.CONTINUATION, last, payload, new CompletableFuture<>(), wireBytes, true);
+            outbox.add(outgoing);
+            if (data) fragmentedOpcode = last ? 0 : opcode;
         }
-        afterAppend();
-        return outgoing.done();
-    }
-
-    private CompletionStage<Void> submitFrame(int opcode, boolean fin, byte[] payload) {
-        Outgoing outgoing;
-        synchronized (outbox) {
-            CompletableFuture<Void> refused = refusal();
-            if (refused != null) return refused;
-            outgoing = append(opcode, fin, payload);
-        }
-        afterAppend();
-        return outgoing.done();
-    }
-
-    /** A failed stage when no frame may be queued now (closing, or the bound is reached), else null; under the outbox lock. */
-    private CompletableFuture<Void> refusal() {
-        if (sendsClosed) return CompletableFuture.failedFuture(new WsClosedException(WsClose.ABNORMAL, "session " + id + " is closing or closed"));
-        long queuedNow = queued.get();
-        if (queuedNow >= maxQueued) return CompletableFuture.failedFuture(new WsOverflowException(queuedNow, maxQueued));
-        return null;
-    }
-
-    /** Counts the frame against the bound and appends it to the outbox; under the outbox lock, after {@link #refusal}. */
-    private Outgoing append(int opcode, boolean fin, byte[] payload) {
-        int wireBytes = FrameEncoder.frameLength(payload.length, masked);
-        queued.addAndGet(wireBytes);
-        Outgoing outgoing = new Outgoing(opcode, fin, payload, new CompletableFuture<>(), wireBytes, true);
-        outbox.add(outgoing);
-        return outgoing;
-    }
-
-    /** Outside the lock: the writability change a send may cause, then the loop. */
-    private void afterAppend() {
         if (queued.get() >= highWaterMark && writable.compareAndSet(true, false)) connection.writabilityChanged();
         wakeLoop();
+        return outgoing.done();
     }
 
     /** Has the loop write the outbox: now when called on it, else by one task per batch. */

@@ -45,10 +45,6 @@ public final class WsConnection implements Protocol {
 
     /** The knobs one session uses: its options, the water marks of its queued sends, and what hears it. */
     public record Settings(WsOptions options, int highWaterMark, int lowWaterMark, WsObserver observer) {
-        /** Settings no one observes. */
-        public Settings(WsOptions options, int highWaterMark, int lowWaterMark) {
-            this(options, highWaterMark, lowWaterMark, WsObserver.NONE);
-        }
     }
 
     /**
@@ -66,12 +62,12 @@ public final class WsConnection implements Protocol {
     private final Settings settings;
     private final RandomGenerator maskKeys;
     private final Binding binding;
-    private final FrameDecoder decoder;
     private final Runnable onClosed;
     private final WsObserver observer;
     private final boolean observing;
     private Channel channel;
     private EventLoop loop;
+    private FrameDecoder decoder;
     private Outbound output;
     private Session session;
     private Inbox inbox;
@@ -83,7 +79,6 @@ public final class WsConnection implements Protocol {
     private boolean flushAgain;
     private boolean readPaused;
     private boolean reading = true;
-    private boolean inputEnded;
     private boolean closeReported;
     /** The code the listener's onClose got (or gets), for the observer. */
     private int closeCode = WsClose.ABNORMAL;
@@ -100,11 +95,6 @@ public final class WsConnection implements Protocol {
         this.onClosed = onClosed;
         this.observer = settings.observer();
         this.observing = observer != WsObserver.NONE;
-        WsOptions options = settings.options();
-        PerMessageDeflate deflate = binding.deflate();
-        MessageInflater inflater = deflate == null ? null
-                : new MessageInflater(options.maxMessageSize(), deflate.resetsCompressor(maskKeys != null));
-        this.decoder = new FrameDecoder(maskKeys == null, options.maxFrameSize(), options.maxMessageSize(), inflater);
     }
 
     /**
@@ -126,8 +116,11 @@ public final class WsConnection implements Protocol {
         this.loop = attached.loop();
         WsOptions options = settings.options();
         PerMessageDeflate deflate = binding.deflate();
+        MessageInflater inflater = deflate == null ? null
+                : new MessageInflater(options.maxMessageSize(), deflate.resetsCompressor(maskKeys != null));
         MessageDeflater deflater = deflate == null ? null
                 : new MessageDeflater(options.compressionLevel(), deflate.resetsCompressor(maskKeys == null));
+        this.decoder = new FrameDecoder(maskKeys == null, options.maxFrameSize(), options.maxMessageSize(), inflater);
         this.output = new Outbound(attached.out(), attached.bytesWritten(), maskKeys, deflater);
         this.session = new Session(id, binding.request(), binding.subprotocol(), deflate == null ? "" : deflate.header(), this, loop,
                 maskKeys != null, options.maxQueuedOutput(), settings.highWaterMark(), settings.lowWaterMark());
@@ -173,7 +166,6 @@ public final class WsConnection implements Protocol {
     /** The peer shut down its output. Without a finished close handshake that is an abnormal closure. */
     @Override
     public void onEndOfInput(Channel from) {
-        inputEnded = true;
         if (state == State.OPEN || state == State.CLOSE_SENT) {
             endWithoutHandshake("the peer closed the connection without a close handshake");
             moveTo(State.CLOSING);
@@ -453,7 +445,7 @@ public final class WsConnection implements Protocol {
 
     private void cancelTimers() {
         keepAlive.stop();
-        cancel(closeTimer);
+        if (closeTimer != null) closeTimer.cancel();
     }
 
     private static boolean isData(int opcode) {
@@ -469,10 +461,6 @@ public final class WsConnection implements Protocol {
             else if (c >= 0x80) bytes += 1;
         }
         return bytes;
-    }
-
-    private static void cancel(Timer timer) {
-        if (timer != null) timer.cancel();
     }
 
     /** A listener callback; a failure is reported to onError and fails the connection with 1011. */

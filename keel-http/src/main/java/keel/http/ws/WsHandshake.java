@@ -158,10 +158,7 @@ public final class WsHandshake {
     }
 
     private static boolean hasToken(Request request, String header, String token) {
-        for (String value : tokens(request, header)) {
-            if (value.equalsIgnoreCase(token)) return true;
-        }
-        return false;
+        return tokens(request, header).stream().anyMatch(token::equalsIgnoreCase);
     }
 
     /** The comma-separated tokens of every field named {@code header}, trimmed, in order. */
