@@ -10,9 +10,11 @@ module keel.http {
     exports keel.http;
     exports keel.http.client;
     exports keel.http.config;
-    exports keel.http.execution;
     exports keel.http.router;
     exports keel.http.server;
     exports keel.http.warmup;
     exports keel.http.ws;
+
+    uses keel.http.server.Warmup;
+    provides keel.http.server.Warmup with keel.http.warmup.RequestPathWarmup;
 }

@@ -22,7 +22,7 @@ import keel.http.Execution;
 import keel.http.Methods;
 import keel.http.Response;
 import keel.http.client.ClientObserver;
-import keel.http.execution.Rejection;
+import keel.http.Rejection;
 import keel.http.router.Router;
 import keel.http.server.HttpServer;
 import keel.http.server.RouteInfo;

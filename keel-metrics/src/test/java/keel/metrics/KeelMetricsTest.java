@@ -5,7 +5,7 @@ import keel.core.tls.HandshakeFailures;
 import keel.http.Execution;
 import keel.http.HttpStatusException;
 import keel.http.Response;
-import keel.http.execution.Rejection;
+import keel.http.Rejection;
 import keel.http.router.Router;
 import keel.http.server.ServerObserver;
 import keel.http.server.Transport;

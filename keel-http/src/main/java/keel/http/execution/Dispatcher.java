@@ -5,7 +5,7 @@ import keel.http.Execution;
 import keel.http.HttpStatusException;
 import keel.http.Request;
 import keel.http.Response;
-import keel.http.execution.Rejection;
+import keel.http.Rejection;
 import keel.http.router.Route;
 import keel.http.router.RouteMatch;
 import keel.http.router.RouteTable;

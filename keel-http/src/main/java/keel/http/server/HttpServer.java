@@ -13,7 +13,7 @@ import keel.http.config.ConfigException;
 import keel.http.execution.Dispatcher;
 import keel.http.execution.OffLoop;
 import keel.http.execution.ResponseCompression;
-import keel.http.execution.VirtualScheduler;
+import keel.http.VirtualScheduler;
 import keel.http.execution.carriers.VirtualCarriers;
 import keel.http.router.Route;
 import keel.http.router.RouteTable;
@@ -65,7 +65,7 @@ public final class HttpServer implements AutoCloseable {
     private volatile boolean stopping;
 
     /**
-     * {@code warmup}: what runs first when {@code server.warmup} is on (null: none was handed). {@code timed}:
+     * {@code warmup}: what runs first when {@code server.warmup} is on (null: the one provided). {@code timed}:
      * the server's phases go on the {@link StartupTimeline} (the application's server, not the warm-up's
      * throwaway one nor a test's).
      */
@@ -79,11 +79,7 @@ public final class HttpServer implements AutoCloseable {
         Dispatcher made = null;
         try {
             RouteTable routes = freeze(router, options); // a configured route that matches nothing stops the start before the warm-up
-            if (options.warmup()) {
-                if (warmup == null) throw new ConfigException("server.warmup is on, but the server was handed no warm-up: start it with "
-                        + "HttpServer.start(options, router, observer, new RequestPathWarmup()) (package keel.http.warmup)");
-                warmup.warmUp(options, observer);
-            }
+            if (options.warmup()) (warmup != null ? warmup : Warmup.provided()).warmUp(options, observer);
             this.dispatcher = made = dispatcher(options, routes, observer);
             if (timed) StartupTimeline.mark("server: routes and executions");
             this.transport = transport(ServerContext.of(exchangeSettings(options, observer), dispatcher, observer,
@@ -203,16 +199,15 @@ public final class HttpServer implements AutoCloseable {
 
     /**
      * Binds and starts serving, reporting to {@code observer} (metrics); with {@code server.warmup} on,
-     * start with {@link #start(ServerOptions, Router, ServerObserver, Warmup)} instead.
+     * it first runs the warm-up provided ({@link Warmup#provided}).
      */
     public static HttpServer start(ServerOptions options, Router router, ServerObserver observer) throws IOException {
         return new HttpServer(options, router, observer, null, null, true);
     }
 
     /**
-     * Like {@link #start(ServerOptions, Router, ServerObserver)}, first running {@code warmup} when
-     * {@code server.warmup} is on (see {@link Warmup}); the server's own loops then fill their buffer
-     * pools before the port opens.
+     * Like {@link #start(ServerOptions, Router, ServerObserver)}, running {@code warmup} instead of
+     * the one provided when {@code server.warmup} is on.
      */
     public static HttpServer start(ServerOptions options, Router router, ServerObserver observer, Warmup warmup) throws IOException {
         return new HttpServer(options, router, observer, java.util.Objects.requireNonNull(warmup, "warmup"), null, true);

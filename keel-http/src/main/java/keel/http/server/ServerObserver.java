@@ -2,7 +2,7 @@ package keel.http.server;
 
 import keel.core.guard.BlockedLoop;
 import keel.core.net.ChannelObserver;
-import keel.http.execution.Rejection;
+import keel.http.Rejection;
 import keel.http.server.exchange.ExchangeObserver;
 import keel.http.ws.WsObserver;
 

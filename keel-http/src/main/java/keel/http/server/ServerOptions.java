@@ -8,7 +8,7 @@ import keel.http.config.Knob;
 import keel.http.config.Knob.As;
 import keel.http.config.KnobBuilder;
 import keel.http.config.KnobTable;
-import keel.http.execution.VirtualScheduler;
+import keel.http.VirtualScheduler;
 import keel.http.router.RouteSettings;
 import keel.http.ws.WsOptions;
 

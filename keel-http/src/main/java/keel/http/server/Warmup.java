@@ -2,13 +2,15 @@ package keel.http.server;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ServiceLoader;
 
 /**
- * What prepares the JVM to serve before a server opens its port ({@code server.warmup}): a server
- * started with one ({@link HttpServer#start(ServerOptions, keel.http.router.Router, ServerObserver, Warmup)})
- * calls it once, after its key material and access log and before its routes run anything. Keel's own,
- * {@code RequestPathWarmup} (package {@code keel.http.warmup}), runs the whole request path against a
- * throwaway server with the HTTP client; it is its own component so that the server need not know the client.
+ * What prepares the JVM to serve before a server opens its port ({@code server.warmup}): the server
+ * calls it once, after its key material and access log and before its routes run anything. It is
+ * the one the server is handed ({@link HttpServer#start(ServerOptions, keel.http.router.Router, ServerObserver, Warmup)}),
+ * or else the one provided as a service ({@link #provided}): Keel's own, {@code RequestPathWarmup}
+ * (package {@code keel.http.warmup}), which runs the whole request path against a throwaway server
+ * with the HTTP client. It is a component of its own so that the server need not know the client.
  *
  * <p>Its size ({@code server.warmup-requests}) decides what it buys. The default, {@value #DEFAULT_REQUESTS}
  * requests, touches every path once: the first request no longer initialises classes, starts threads
@@ -31,6 +33,12 @@ public interface Warmup {
 
     /** What a warm-up did: requests answered (any status), calls that failed, and how long it took. */
     record Report(int requests, int failures, Duration took) {
+    }
+
+    /** The first warm-up provided as a {@link ServiceLoader service}: Keel's own unless an application provides another. */
+    static Warmup provided() {
+        return ServiceLoader.load(Warmup.class, Warmup.class.getClassLoader()).findFirst()
+                .orElseThrow(() -> new IllegalStateException("server.warmup is on, but no warm-up is provided"));
     }
 
     /** Runs before a server with {@code options}, which reports to {@code observer}, opens its port; blocks. */

@@ -3,7 +3,7 @@ package keel.http.server;
 import keel.core.guard.BlockedLoop;
 import keel.http.Execution;
 import keel.http.Response;
-import keel.http.execution.VirtualScheduler;
+import keel.http.VirtualScheduler;
 import keel.http.router.Router;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -6,7 +6,7 @@ import keel.http.Response;
 import keel.http.client.ClientOptions;
 import keel.http.client.ClientRequest;
 import keel.http.client.HttpClient;
-import keel.http.execution.Rejection;
+import keel.http.Rejection;
 import keel.http.router.RouteSettings;
 import keel.http.router.Router;
 import org.junit.jupiter.api.Test;

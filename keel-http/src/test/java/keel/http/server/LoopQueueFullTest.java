@@ -2,7 +2,7 @@ package keel.http.server;
 
 import keel.http.Execution;
 import keel.http.Response;
-import keel.http.execution.Rejection;
+import keel.http.Rejection;
 import keel.http.router.Router;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;

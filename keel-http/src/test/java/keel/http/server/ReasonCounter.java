@@ -1,6 +1,6 @@
 package keel.http.server;
 
-import keel.http.execution.Rejection;
+import keel.http.Rejection;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

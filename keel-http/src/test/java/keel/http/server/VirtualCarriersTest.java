@@ -2,7 +2,7 @@ package keel.http.server;
 
 import keel.http.Execution;
 import keel.http.Response;
-import keel.http.execution.VirtualScheduler;
+import keel.http.VirtualScheduler;
 import keel.http.execution.carriers.VirtualCarriers;
 import keel.http.router.Router;
 import org.junit.jupiter.api.Test;

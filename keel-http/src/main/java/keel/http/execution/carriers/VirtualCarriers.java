@@ -3,7 +3,7 @@ package keel.http.execution.carriers;
 import keel.core.log.Log;
 import keel.core.loop.EventLoop;
 import keel.core.net.NativeCalls;
-import keel.http.execution.VirtualScheduler;
+import keel.http.VirtualScheduler;
 import keel.http.execution.WorkerPool;
 
 import java.lang.reflect.Constructor;

@@ -2,7 +2,7 @@ package keel.http.server.blocking;
 
 import keel.core.log.Log;
 import keel.http.Response;
-import keel.http.execution.Rejection;
+import keel.http.Rejection;
 import keel.http.server.exchange.Listener;
 import keel.http.server.exchange.ServerContext;
 

@@ -7,7 +7,7 @@ import keel.http.accesslog.AccessLog;
 import keel.http.codec.Http1Parser;
 import keel.http.codec.Http1Writer;
 import keel.http.execution.Dispatcher;
-import keel.http.execution.Rejection;
+import keel.http.Rejection;
 import keel.http.router.Route;
 import keel.http.router.RouteMatch;
 import keel.http.router.RouteTable;

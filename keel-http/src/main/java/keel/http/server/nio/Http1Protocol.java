@@ -16,7 +16,7 @@ import keel.http.execution.Dispatch;
 import keel.http.execution.Dispatcher;
 import keel.http.execution.HandlerCall;
 import keel.http.execution.PipelineRun;
-import keel.http.execution.Rejection;
+import keel.http.Rejection;
 import keel.http.execution.Responses;
 import keel.http.router.Route;
 import keel.http.server.exchange.BodyRate;

@@ -1,4 +1,4 @@
-package keel.http.execution;
+package keel.http;
 
 /** What runs the virtual threads of the {@code virtual-thread} execution. */
 public enum VirtualScheduler {

@@ -1,4 +1,4 @@
-package keel.http.execution;
+package keel.http;
 
 /** Why a request or connection was answered 503: every 503 the server writes is reported with one. */
 public enum Rejection {
