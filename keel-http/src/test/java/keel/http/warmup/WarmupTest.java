@@ -4,7 +4,6 @@ import keel.http.Response;
 import keel.http.client.ClientOptions;
 import keel.http.client.ClientRequest;
 import keel.http.client.HttpClient;
-import keel.http.config.ConfigException;
 import keel.http.router.Router;
 import keel.http.server.HttpServer;
 import keel.http.server.ServerObserver;
@@ -26,7 +25,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Warm start: the warm-up really runs the request path, leaves nothing behind, and fills the client's pool. */
 class WarmupTest {
@@ -105,10 +103,20 @@ class WarmupTest {
     }
 
     @Test
-    void aServerAskedToWarmUpButHandedNoWarmupRefusesToStart() {
-        ServerOptions options = ServerOptions.builder().host("127.0.0.1").port(0).loops(1).warmup(true).build();
-        assertThatThrownBy(() -> HttpServer.start(options, new Router())).isInstanceOf(ConfigException.class)
-                .hasMessageContaining("new RequestPathWarmup()");
+    void aServerAskedToWarmUpButHandedNoWarmupRunsKeelsOwn() throws Exception {
+        ServerOptions options = ServerOptions.builder().host("127.0.0.1").port(0).loops(1).warmup(true)
+                .warmupRequests(Warmup.JIT_REQUESTS).build();
+        java.util.List<Integer> warmups = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ServerObserver observer = new ServerObserver() {
+            @Override
+            public void warmup(int requests) {
+                warmups.add(requests);
+            }
+        };
+        try (HttpServer server = HttpServer.start(options, new Router(), observer)) {
+            assertThat(warmups).as("the provided warm-up warmed the observer before the port opened").containsExactly(Warmup.JIT_REQUESTS);
+            assertThat(server.port()).isPositive();
+        }
     }
 
     @Test
