@@ -130,7 +130,8 @@ public final class Dispatcher implements AutoCloseable {
         Route route = ready.route();
         Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
         if (limit != null && !limit.tryAcquire()) {
-            return refused(Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", ready);
+            return new Dispatch.Answered(refusal(Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")"),
+                    ready.pattern());
         }
         switch (route.endpoint()) {
             case Route.WebSocket webSocket -> {
@@ -346,14 +347,10 @@ public final class Dispatcher implements AutoCloseable {
         return Responses.overloaded(text);
     }
 
-    private Dispatch.Answered refused(Rejection reason, String text, Dispatch.Ready ready) {
-        return new Dispatch.Answered(refusal(reason, text), ready.pattern());
-    }
-
     /** Refuses a call before its handler ran: gives back what it holds (the route's limit). */
     private Dispatch.Answered refused(Rejection reason, String text, Dispatch.Ready ready, HandlerCall call) {
         call.settle();
-        return refused(reason, text, ready);
+        return new Dispatch.Answered(refusal(reason, text), ready.pattern());
     }
 
     /** Answers {@code call} with 503 for {@code reason} through its inbox (a run that could not start). */
