@@ -138,16 +138,6 @@ public final class ConfigValues {
         return path == null ? "" : path.toString();
     }
 
-    /** Optional text: empty means not set (null). */
-    public static String emptyAsNull(String text) {
-        return text.isEmpty() ? null : text;
-    }
-
-    /** The configuration word of optional text: empty when not set. */
-    public static String nullAsEmpty(String text) {
-        return text == null ? "" : text;
-    }
-
     /** A comma-separated list ({@code TLSv1.3,TLSv1.2}); blanks around the commas are ignored. */
     public static List<String> list(String text) {
         return Arrays.stream(text.split(",")).map(String::strip).filter(word -> !word.isEmpty()).toList();

@@ -85,7 +85,7 @@ public final class KnobTable<R extends Record> {
                         : (Object) (int) ConfigValues.size(word, knob.min(), knob.max());
                 case DEADLINE -> ConfigValues.deadline(word);
                 case VERBATIM -> word;
-                case VERBATIM_OR_UNSET -> ConfigValues.emptyAsNull(word);
+                case VERBATIM_OR_UNSET -> word.isEmpty() ? null : word; // empty: not set
                 case TLS_PROTOCOLS -> keel.core.tls.Tls.checkProtocols(ConfigValues.list(word));
                 case HOST_PORTS -> ConfigValues.hostPorts(word);
                 case TYPE -> parseByType(type, word);
@@ -109,7 +109,7 @@ public final class KnobTable<R extends Record> {
             return switch (knob.as()) {
                 case SIZE -> ConfigValues.size(((Number) value).longValue());
                 case DEADLINE -> ConfigValues.deadline((Duration) value);
-                case VERBATIM, VERBATIM_OR_UNSET -> ConfigValues.nullAsEmpty((String) value);
+                case VERBATIM, VERBATIM_OR_UNSET -> value == null ? "" : (String) value;
                 case TLS_PROTOCOLS, HOST_PORTS -> ConfigValues.list(stringList(value));
                 case TYPE -> printByType(value);
             };

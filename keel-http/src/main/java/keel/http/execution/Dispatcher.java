@@ -130,7 +130,8 @@ public final class Dispatcher implements AutoCloseable {
         Route route = ready.route();
         Semaphore limit = routeLimits.isEmpty() ? null : routeLimits.get(route);
         if (limit != null && !limit.tryAcquire()) {
-            return refused(Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")", ready);
+            return new Dispatch.Answered(refusal(Rejection.ROUTE_LIMIT, "route concurrency limit reached (" + route.maxConcurrent() + ")"),
+                    ready.pattern());
         }
         switch (route.endpoint()) {
             case Route.WebSocket webSocket -> {
@@ -154,7 +155,7 @@ public final class Dispatcher implements AutoCloseable {
         long deadline = ready.deadlineNanos();
         if (deadline > 0) call.runsUnder(deadline);
         if (loop == null) {
-            if (deadline > 0) call.expireAfter(deadline, deadlineResponse(deadline), () -> rejected(Rejection.DEADLINE));
+            if (deadline > 0) call.expireAfter(deadline, deadlineResponse(deadline), () -> rejections.accept(Rejection.DEADLINE));
             invoke(route, ready.request(), call);
             return new Dispatch.Running(call, null);
         }
@@ -179,7 +180,7 @@ public final class Dispatcher implements AutoCloseable {
             } catch (Throwable failure) {
                 response = Responses.forException(failure, request);
             }
-            if (response.status() == 503) rejected(Rejection.HANDLER);
+            if (response.status() == 503) rejections.accept(Rejection.HANDLER);
             return compression.answer(request, response);
         } finally {
             loop.markActivity(null);
@@ -216,7 +217,7 @@ public final class Dispatcher implements AutoCloseable {
                 failure = e;
             }
             response = asyncAnswer(response, failure, ready.request());
-            if (response.status() == 503) rejected(Rejection.HANDLER);
+            if (response.status() == 503) rejections.accept(Rejection.HANDLER);
             return new Dispatch.Answered(compression.answer(ready.request(), response), ready.pattern());
         }
         awaitAsync(stage, ready.request(), call);
@@ -250,7 +251,7 @@ public final class Dispatcher implements AutoCloseable {
         if (!offLoop.tryAdmitVirtualThread()) {
             return refused(Rejection.VIRTUAL_THREAD_LIMIT, "virtual-thread concurrency limit reached", ready, call);
         }
-        call.releasesWithAnswer(offLoop.virtualThreadRelease());
+        call.releasesWithAnswer(offLoop.releaseVirtualPermit);
         boolean offloaded = ready.route().executionOr(defaultExecution) == Execution.EVENT_LOOP; // moved here by the guard
         PipelineRun run = new PipelineRun(Execution.VIRTUAL_THREAD, step(ready, call),
                 (work, failed) -> TurnStarts.start(offLoop.newVirtualThread(work, offloaded), failed),
@@ -298,7 +299,7 @@ public final class Dispatcher implements AutoCloseable {
      * (counted), or null when the handler's answer came first.
      */
     public Response expire(HandlerCall call) {
-        if (!call.expire(() -> rejected(Rejection.DEADLINE))) return null;
+        if (!call.expire(() -> rejections.accept(Rejection.DEADLINE))) return null;
         return deadlineResponse(call.deadlineNanos());
     }
 
@@ -332,7 +333,9 @@ public final class Dispatcher implements AutoCloseable {
         return switch (executionOf(route)) {
             case EVENT_LOOP -> null;
             case WORKER_POOL -> task -> {
-                if (!offLoop.runOnWorker(task)) throw new RejectedExecutionException("worker pool is full");
+                Runnable release = offLoop.tryAdmitWorker();
+                if (release == null) throw new RejectedExecutionException("worker pool is full");
+                offLoop.executeOnWorker(task, release);
             };
             case VIRTUAL_THREAD -> offLoop::runOnVirtualThread;
         };
@@ -340,29 +343,21 @@ public final class Dispatcher implements AutoCloseable {
 
     /** A 503 for {@code reason}, counted: for the transports' own refusals (a full loop task queue, the connection limit, …). */
     public Response refusal(Rejection reason, String text) {
-        rejected(reason);
+        rejections.accept(reason);
         return Responses.overloaded(text);
-    }
-
-    private Dispatch.Answered refused(Rejection reason, String text, Dispatch.Ready ready) {
-        return new Dispatch.Answered(refusal(reason, text), ready.pattern());
     }
 
     /** Refuses a call before its handler ran: gives back what it holds (the route's limit). */
     private Dispatch.Answered refused(Rejection reason, String text, Dispatch.Ready ready, HandlerCall call) {
         call.settle();
-        return refused(reason, text, ready);
+        return new Dispatch.Answered(refusal(reason, text), ready.pattern());
     }
 
     /** Answers {@code call} with 503 for {@code reason} through its inbox (a run that could not start). */
     private void reject(Rejection reason, String text, HandlerCall call) {
         if (call.isAnswered()) return;
-        rejected(reason);
-        call.answer(Responses.overloaded(text));
-    }
-
-    private void rejected(Rejection reason) {
         rejections.accept(reason);
+        call.answer(Responses.overloaded(text));
     }
 
     /**
@@ -370,7 +365,7 @@ public final class Dispatcher implements AutoCloseable {
      * counted as such (not when its deadline answered first).
      */
     private void answer(HandlerCall call, Request request, Response response) {
-        if (response.status() == 503 && !call.isAnswered()) rejected(Rejection.HANDLER);
+        if (response.status() == 503 && !call.isAnswered()) rejections.accept(Rejection.HANDLER);
         call.answer(compression.answer(request, response));
     }
 
@@ -387,7 +382,7 @@ public final class Dispatcher implements AutoCloseable {
             return answer.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            rejected(Rejection.SHUTTING_DOWN);
+            rejections.accept(Rejection.SHUTTING_DOWN);
             return Responses.overloaded("server is stopping");
         } catch (ExecutionException e) {
             return Responses.forException(e, ready.request()); // not reached: the inbox is always given a response
@@ -416,8 +411,9 @@ public final class Dispatcher implements AutoCloseable {
         return defaultExecution;
     }
 
-    public int virtualThreadsInFlight() {
-        return offLoop.virtualThreadsInFlight();
+    /** The places handlers run off the loop, for their counts. */
+    public OffLoop offLoop() {
+        return offLoop;
     }
 
     /**
@@ -473,14 +469,6 @@ public final class Dispatcher implements AutoCloseable {
         if (failure != null) return Responses.forException(failure, request);
         if (response == null) return Responses.forException(new IllegalStateException("async handler completed with null"), request);
         return response;
-    }
-
-    public int workerActive() {
-        return offLoop.workerActive();
-    }
-
-    public int workerQueued() {
-        return offLoop.workerQueued();
     }
 
     @Override

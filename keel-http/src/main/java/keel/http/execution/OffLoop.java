@@ -20,8 +20,8 @@ public final class OffLoop implements AutoCloseable {
     private final Semaphore workerPermits;
     private final Semaphore virtualPermits;
     private final int virtualThreadLimit;
-    /** Made once: a method reference made per request would allocate on every request. */
-    private final Runnable releaseVirtualPermit;
+    /** Gives back a place {@link #tryAdmitVirtualThread} took; made once: a method reference made per request would allocate on every request. */
+    final Runnable releaseVirtualPermit;
     /** One name for all: a numbered name would cost a string and a shared counter's atomic update per thread (its id tells them apart). */
     private final ThreadFactory virtualThreads;
     /** The same, never on a loop: for routes the guard moved off their loop. */
@@ -50,11 +50,6 @@ public final class OffLoop implements AutoCloseable {
     /** Takes a place under the virtual-thread limit; false when none is left. */
     boolean tryAdmitVirtualThread() {
         return virtualPermits.tryAcquire();
-    }
-
-    /** What gives back a place {@link #tryAdmitVirtualThread} took. */
-    Runnable virtualThreadRelease() {
-        return releaseVirtualPermit;
     }
 
     /**
@@ -89,14 +84,6 @@ public final class OffLoop implements AutoCloseable {
         }
     }
 
-    /** Runs {@code task} on the pool under a permit of its own; false, with nothing queued, when none is left. */
-    boolean runOnWorker(Runnable task) {
-        Runnable release = tryAdmitWorker();
-        if (release == null) return false;
-        executeOnWorker(task, release);
-        return true;
-    }
-
     /**
      * A virtual thread, not started, for a task that holds a place {@link #tryAdmitVirtualThread} took;
      * {@code offLoops}: for a route the guard moved off its loop, which the loop must not carry again.
@@ -121,15 +108,15 @@ public final class OffLoop implements AutoCloseable {
         return workers.isShutdown();
     }
 
-    int virtualThreadsInFlight() {
+    public int virtualThreadsInFlight() {
         return virtualThreadLimit - virtualPermits.availablePermits();
     }
 
-    int workerActive() {
+    public int workerActive() {
         return workers.active();
     }
 
-    int workerQueued() {
+    public int workerQueued() {
         return workers.queued();
     }
 

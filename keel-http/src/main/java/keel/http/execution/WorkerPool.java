@@ -110,20 +110,15 @@ public final class WorkerPool {
             boolean searching = false;
             while (true) {
                 Runnable task = queue.poll();
+                if (searching) searchers.decrementAndGet();
+                searching = false;
                 if (task != null) {
-                    if (searching) {
-                        searching = false;
-                        searchers.decrementAndGet();
-                    }
                     runTask(task);
-                    continue;
+                } else if (awaitWork()) {
+                    searching = true; // whoever woke this thread counted it as searching
+                } else {
+                    return;
                 }
-                if (searching) {
-                    searching = false;
-                    searchers.decrementAndGet();
-                }
-                if (!awaitWork()) return;
-                searching = true; // whoever woke this thread counted it as searching
             }
         }
 

@@ -270,17 +270,17 @@ public final class HttpServer implements AutoCloseable {
 
     /** Platform threads of the worker pool running a handler now. */
     public int workerActive() {
-        return dispatcher.workerActive();
+        return dispatcher.offLoop().workerActive();
     }
 
     /** Requests waiting for a worker thread. */
     public int workerQueued() {
-        return dispatcher.workerQueued();
+        return dispatcher.offLoop().workerQueued();
     }
 
     /** Requests running on virtual threads now. */
     public int virtualThreadsInFlight() {
-        return dispatcher.virtualThreadsInFlight();
+        return dispatcher.offLoop().virtualThreadsInFlight();
     }
 
     /** Every route with its settings as they apply, where each came from, where it runs now and what the guard saw of it. */

@@ -131,11 +131,6 @@ final class BlockingConnection {
         }
     }
 
-    /** Closes the socket from another thread (server stop); the serving thread then ends. */
-    void abort() {
-        closeTcp();
-    }
-
     /**
      * For a stopping server: a connection waiting for its next request gets a FIN, so the client closes
      * and the serving thread's read ends; a busy one finishes its exchange (answered with close).
@@ -357,35 +352,27 @@ final class BlockingConnection {
     private void streamBody(Response response, ResponsePlan plan) throws IOException {
         BlockingSubscriber subscriber = new BlockingSubscriber();
         response.stream().subscribe(subscriber);
+        long stall = Wait.STREAM.timeoutNanos(context.settings().timeouts());
         try {
-            sendItems(subscriber, plan);
+            for (Object signal = subscriber.next(stall); signal != BlockingSubscriber.COMPLETE; signal = subscriber.next(stall)) {
+                if (signal == BlockingSubscriber.STALLED) {
+                    context.observer().onCut(ExchangeObserver.Cut.STREAM_STALLED);
+                    LOG.warn("response_stream_stalled", "id", id, "timeout_ms", stall / 1_000_000);
+                    throw new IOException("response stream stalled"); // a truncated body, never a false end
+                } else if (signal instanceof Throwable failure) {
+                    context.observer().onCut(ExchangeObserver.Cut.STREAM_FAILED);
+                    LOG.warn("response_stream_failed", "id", id, "cause", failure);
+                    throw new IOException("response stream failed", failure); // a truncated body, never a false end
+                }
+                plan.writeItem(out, (byte[]) signal);
+                out.writeTo(output);
+                subscriber.request();
+            }
+            plan.writeEnd(out);
+            out.writeTo(output);
         } catch (IOException e) {
             subscriber.cancel();
             throw e;
-        }
-    }
-
-    private void sendItems(BlockingSubscriber subscriber, ResponsePlan plan) throws IOException {
-        long stall = Wait.STREAM.timeoutNanos(context.settings().timeouts());
-        while (true) {
-            Object signal = subscriber.next(stall);
-            if (signal == BlockingSubscriber.STALLED) {
-                context.observer().onCut(ExchangeObserver.Cut.STREAM_STALLED);
-                LOG.warn("response_stream_stalled", "id", id, "timeout_ms", stall / 1_000_000);
-                throw new IOException("response stream stalled"); // a truncated body, never a false end
-            } else if (signal instanceof byte[] item) {
-                plan.writeItem(out, item);
-                out.writeTo(output);
-                subscriber.request();
-            } else if (signal instanceof Throwable failure) {
-                context.observer().onCut(ExchangeObserver.Cut.STREAM_FAILED);
-                LOG.warn("response_stream_failed", "id", id, "cause", failure);
-                throw new IOException("response stream failed", failure); // a truncated body, never a false end
-            } else {
-                plan.writeEnd(out);
-                out.writeTo(output);
-                return;
-            }
         }
     }
 
@@ -400,8 +387,11 @@ final class BlockingConnection {
         }
     }
 
-    /** From any thread: closes the TCP socket; a TLS layer above it fails its pending read or write. */
-    private void closeTcp() {
+    /**
+     * From any thread (a stopping server's too): closes the TCP socket; a TLS layer above it fails its
+     * pending read or write, and the serving thread then ends.
+     */
+    void closeTcp() {
         try {
             raw.close();
         } catch (IOException e) {
@@ -458,7 +448,7 @@ final class BlockingConnection {
 
     /** Hands items to the connection thread one at a time; the queue holds at most one item and one end signal. */
     private static final class BlockingSubscriber implements Flow.Subscriber<byte[]> {
-        private static final Object COMPLETE = new Object();
+        static final Object COMPLETE = new Object();
         /** What {@link #next} returns when the publisher produced nothing within the stall timeout. */
         static final Object STALLED = new Object();
         private final BlockingQueue<Object> signals = new ArrayBlockingQueue<>(2);

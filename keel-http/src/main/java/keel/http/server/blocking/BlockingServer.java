@@ -163,7 +163,7 @@ public final class BlockingServer implements Listener {
         }
         if (!open.isEmpty()) LOG.warn("grace_period_over", "connections_closed", open.size());
         writeWatchdog.interrupt();
-        for (BlockingConnection connection : open) connection.abort();
+        for (BlockingConnection connection : open) connection.closeTcp();
         threads.shutdownNow();
         try {
             if (!threads.awaitTermination(2, TimeUnit.SECONDS)) LOG.warn("connection_threads_still_running");

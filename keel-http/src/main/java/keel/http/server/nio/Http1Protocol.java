@@ -359,7 +359,7 @@ final class Http1Protocol implements Protocol {
         channel.loop().cancelReservedTasks(1); // the handler's answer, dropped when it comes, needs no place
         if (observing) {
             long now = System.nanoTime();
-            reportUntimed(now); // the answers held before it are reported before it
+            home.untimedAnswers().report(home.context(), now); // the answers held before it are reported before it
             observe(expired, timeout.status(), now);
         }
         respond(timeout);
@@ -416,7 +416,7 @@ final class Http1Protocol implements Protocol {
     private void answeredOnLoop(String method, String pattern, int status, long start) {
         if (readingInput && access == null && home.untimedAnswers().hold(method, pattern, status, start)) return;
         long now = System.nanoTime();
-        reportUntimed(now); // those held before it, when full
+        home.untimedAnswers().report(home.context(), now); // those held before it, when full
         home.context().answered(method, pattern, status, now - start);
         answeredAt(now);
     }
@@ -425,11 +425,6 @@ final class Http1Protocol implements Protocol {
     private void reportUntimed() {
         UntimedAnswers untimed = home.untimedAnswers();
         if (!untimed.isEmpty()) untimed.report(home.context(), System.nanoTime());
-    }
-
-    /** Reports the answers held as made at {@code now}. */
-    private void reportUntimed(long now) {
-        home.untimedAnswers().report(home.context(), now);
     }
 
     /** The access log's time of the request being answered now. */

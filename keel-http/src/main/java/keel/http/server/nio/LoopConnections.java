@@ -28,7 +28,6 @@ final class LoopConnections {
     private final BufferPool buffers;
     private final Channel.Settings channelSettings;
     private final Set<Channel> open = new HashSet<>();
-    /** Where this loop's connections encode their access lines; null when the access log is off. */
     private final AccessLines accessLines;
     private final UntimedAnswers untimed = new UntimedAnswers();
 
@@ -37,17 +36,13 @@ final class LoopConnections {
         this.server = server;
         ServerContext context = server.context();
         this.buffers = new BufferPool(context.readBufferSize(), 256);
-        this.channelSettings = channelSettings(context, buffers);
         this.accessLines = context.accessLog() == null ? null : context.accessLog().linesOf(loop);
-    }
-
-    /** The settings of this loop's channels: its buffers, the water marks, the write-stall bound, the lingering drain. */
-    private static Channel.Settings channelSettings(ServerContext context, BufferPool buffers) {
+        // The channels' settings: this loop's buffers, the water marks, the write-stall bound, the lingering drain.
         var settings = context.settings();
         Channel.TlsBuffers tlsBuffers = context.tls() == null ? null : Channel.TlsBuffers.of(buffers.bufferSize(), 64);
         Duration handshakeTimeout = context.tls() == null ? Duration.ofSeconds(10) : context.tls().handshakeTimeout();
-        return new Channel.Settings(buffers, tlsBuffers, settings.highWaterMark(), settings.lowWaterMark(), settings.timeouts().writeStall(),
-                settings.timeouts().lingerDrain(), handshakeTimeout, false, settings.nativeIo(), context.observer());
+        this.channelSettings = new Channel.Settings(buffers, tlsBuffers, settings.highWaterMark(), settings.lowWaterMark(),
+                settings.timeouts().writeStall(), settings.timeouts().lingerDrain(), handshakeTimeout, false, settings.nativeIo(), context.observer());
     }
 
     /** The answers of the input being read on this loop that wait for their time; loop thread. */
