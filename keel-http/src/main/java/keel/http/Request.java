@@ -12,8 +12,8 @@ import java.util.Optional;
 /**
  * An HTTP request as a plain value: no reference to the connection it came from. The body is read
  * completely (up to the configured limit) before a handler sees the request. A body sent with
- * {@code Content-Encoding: gzip} is decoded when {@link #body()} is first called, on the thread that
- * calls it (see {@link #withDecodedBody}). A request is used by one thread at a time.
+ * {@code Content-Encoding: gzip} is decoded when it is first read ({@link #body()}, {@link #bodyText()}),
+ * on the thread that reads it (see {@link #withDecodedBody}). A request is used by one thread at a time.
  */
 public final class Request {
 
@@ -152,8 +152,13 @@ public final class Request {
         return decoded;
     }
 
+    /**
+     * {@link #body()} as UTF-8 text: decoded like it, with its exceptions.
+     *
+     * @throws HttpStatusException 413 when a gzip body decodes past its limit, 400 when it is not valid gzip
+     */
     public String bodyText() {
-        return new String(body, StandardCharsets.UTF_8);
+        return new String(body(), StandardCharsets.UTF_8);
     }
 
     /** A path parameter of the matched route ({@code /users/{id}}), percent-decoded. */

@@ -42,6 +42,8 @@ class GzipTest {
     /** 100 MiB of zeros in about 100 KiB, against the default 10 MiB body limit. */
     private static final byte[] BOMB = ZipBomb.zeros(100);
     private static final long MAX_BODY = ServerOptions.defaults().limits().maxBodySize();
+    /** A route limit that TEXT gzipped fits under and TEXT decoded does not. */
+    private static final int SMALL_LIMIT = 5_000;
 
     static {
         new Random(1).nextBytes(RANDOM);
@@ -59,7 +61,10 @@ class GzipTest {
                 .get("/random", req -> Response.bytes(200, "text/plain", RANDOM))
                 .get("/stream", req -> Response.stream(200, "application/json", stream))
                 .post("/echo", req -> Response.bytes(200, "application/octet-stream", req.body())
-                        .header("X-Seen-Encoding", String.valueOf(req.header("Content-Encoding"))));
+                        .header("X-Seen-Encoding", String.valueOf(req.header("Content-Encoding"))))
+                .post("/echo/text", req -> Response.ok(req.bodyText()));
+        router.maxBodySize(SMALL_LIMIT).post("/small/bytes", req -> Response.bytes(200, "text/plain", req.body()))
+                .post("/small/text", req -> Response.ok(req.bodyText()));
         router.with(Execution.EVENT_LOOP).get("/text/event-loop", req -> Response.bytes(200, "text/plain", TEXT));
         router.with(Execution.WORKER_POOL).get("/text/worker-pool", req -> Response.bytes(200, "text/plain", TEXT));
         router.with(Execution.VIRTUAL_THREAD).get("/text/virtual-thread", req -> Response.bytes(200, "text/plain", TEXT));
@@ -204,6 +209,27 @@ class GzipTest {
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(response.body()).isEqualTo(TEXT);
             assertThat(response.headers().firstValue("X-Seen-Encoding")).as("the handler sees the decoded body").hasValue("null");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Wire.class)
+    void bodyAndBodyTextReadTheSameDecodedBodyUnderTheSameLimit(Wire wire) throws Exception {
+        try (TestServer server = start(wire); var client = server.httpClientBuilder().build()) {
+            byte[] gzipped = ZipBomb.gzip(TEXT);
+            assertThat(gzipped.length).isLessThan(SMALL_LIMIT);
+            for (String path : List.of("/echo", "/echo/text", "/small/bytes", "/small/text")) {
+                HttpResponse<String> response = client.send(HttpRequest.newBuilder(server.uri(path)).header("Content-Encoding", "gzip")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(gzipped)).build(), HttpResponse.BodyHandlers.ofString());
+
+                if (path.startsWith("/small")) {
+                    assertThat(response.statusCode()).as(path).isEqualTo(413);
+                    assertThat(response.body()).as(path).contains("once decoded");
+                } else {
+                    assertThat(response.statusCode()).as(path).isEqualTo(200);
+                    assertThat(response.body()).as(path).isEqualTo(new String(TEXT, StandardCharsets.UTF_8));
+                }
+            }
         }
     }
 
