@@ -103,6 +103,18 @@ public final class Router {
         return routeAsync("POST", path, handler);
     }
 
+    public Router putAsync(String path, AsyncHandler handler) {
+        return routeAsync("PUT", path, handler);
+    }
+
+    public Router deleteAsync(String path, AsyncHandler handler) {
+        return routeAsync("DELETE", path, handler);
+    }
+
+    public Router patchAsync(String path, AsyncHandler handler) {
+        return routeAsync("PATCH", path, handler);
+    }
+
     /**
      * A WebSocket route: {@code GET path} upgrades (a request without the upgrade gets 426), and
      * {@code listener} gets the events of each session, under this view's execution.
