@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 
 /**
  * An HTTP request as a plain value: no reference to the connection it came from. The body is read
@@ -16,20 +17,6 @@ import java.util.Optional;
  * on the thread that reads it (see {@link #withDecodedBody}). A request is used by one thread at a time.
  */
 public final class Request {
-
-    /**
-     * Decodes a body sent with a content coding (the server's gzip decoding, {@link #withDecodedBody}),
-     * into a buffer that stops at the body's limit.
-     */
-    @FunctionalInterface
-    public interface BodyDecoder {
-        /**
-         * The decoded {@code body}.
-         *
-         * @throws HttpStatusException 413 when it decodes past its limit, 400 when it does not decode
-         */
-        byte[] decode(byte[] body);
-    }
 
     private final String method;
     private final String target;
@@ -41,7 +28,7 @@ public final class Request {
     /** The body as received. */
     private final byte[] body;
     /** For an encoded body: what decodes it; null when the body is used as received. */
-    private final BodyDecoder decoder;
+    private final UnaryOperator<byte[]> decoder;
     private byte[] decoded;
     private HttpStatusException undecodable;
     private final Map<String, String> pathParams;
@@ -53,7 +40,7 @@ public final class Request {
     }
 
     private Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body,
-                    BodyDecoder decoder, Map<String, String> pathParams, List<X509Certificate> peerCertificates) {
+                    UnaryOperator<byte[]> decoder, Map<String, String> pathParams, List<X509Certificate> peerCertificates) {
         this.method = method;
         this.target = target;
         int question = target.indexOf('?');
@@ -92,7 +79,7 @@ public final class Request {
      * drop {@code Content-Encoding} and {@code Content-Length}, which describe the encoded body. The
      * server's transports set this up.
      */
-    public Request withDecodedBody(BodyDecoder decoder) {
+    public Request withDecodedBody(UnaryOperator<byte[]> decoder) {
         java.util.Objects.requireNonNull(decoder, "decoder");
         Headers decodedHeaders = headers.without("Content-Encoding").without("Content-Length");
         return new Request(method, target, http11, keepAlive, decodedHeaders, body, decoder, pathParams, peerCertificates);
@@ -143,7 +130,7 @@ public final class Request {
         if (decoder == null) return body;
         if (decoded == null && undecodable == null) {
             try {
-                decoded = decoder.decode(body);
+                decoded = decoder.apply(body);
             } catch (HttpStatusException e) {
                 undecodable = e;
             }

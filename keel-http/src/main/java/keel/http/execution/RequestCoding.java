@@ -6,6 +6,7 @@ import keel.http.codec.GzipDecoder;
 
 import java.io.IOException;
 import java.util.Locale;
+import java.util.function.UnaryOperator;
 
 /**
  * The content coding of a request body (RFC 9110 §8.4): gzip is decoded, lazily, on the thread that
@@ -48,7 +49,7 @@ final class RequestCoding {
      * Gzip-decodes a body to at most {@code maxDecodedSize} bytes, into a buffer that stops at the
      * limit: past it {@link HttpStatusException} 413, and for data that is not valid gzip 400.
      */
-    static Request.BodyDecoder gzip(long maxDecodedSize) {
+    static UnaryOperator<byte[]> gzip(long maxDecodedSize) {
         if (maxDecodedSize < 0 || maxDecodedSize > Integer.MAX_VALUE - 16) {
             throw new IllegalArgumentException("maxDecodedSize must be in 0.." + (Integer.MAX_VALUE - 16));
         }
