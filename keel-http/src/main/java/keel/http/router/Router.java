@@ -75,45 +75,16 @@ public final class Router {
         return new Router(table, execution, maxConcurrent, deadline, maxBodySize);
     }
 
-    public Router get(String path, Handler handler) {
-        return route("GET", path, handler);
-    }
-
-    public Router post(String path, Handler handler) {
-        return route("POST", path, handler);
-    }
-
-    public Router put(String path, Handler handler) {
-        return route("PUT", path, handler);
-    }
-
-    public Router delete(String path, Handler handler) {
-        return route("DELETE", path, handler);
-    }
-
-    public Router patch(String path, Handler handler) {
-        return route("PATCH", path, handler);
-    }
-
-    public Router getAsync(String path, AsyncHandler handler) {
-        return routeAsync("GET", path, handler);
-    }
-
-    public Router postAsync(String path, AsyncHandler handler) {
-        return routeAsync("POST", path, handler);
-    }
-
-    public Router putAsync(String path, AsyncHandler handler) {
-        return routeAsync("PUT", path, handler);
-    }
-
-    public Router deleteAsync(String path, AsyncHandler handler) {
-        return routeAsync("DELETE", path, handler);
-    }
-
-    public Router patchAsync(String path, AsyncHandler handler) {
-        return routeAsync("PATCH", path, handler);
-    }
+    public Router get(String path, Handler handler) { return route("GET", path, handler); }
+    public Router post(String path, Handler handler) { return route("POST", path, handler); }
+    public Router put(String path, Handler handler) { return route("PUT", path, handler); }
+    public Router delete(String path, Handler handler) { return route("DELETE", path, handler); }
+    public Router patch(String path, Handler handler) { return route("PATCH", path, handler); }
+    public Router getAsync(String path, AsyncHandler handler) { return routeAsync("GET", path, handler); }
+    public Router postAsync(String path, AsyncHandler handler) { return routeAsync("POST", path, handler); }
+    public Router putAsync(String path, AsyncHandler handler) { return routeAsync("PUT", path, handler); }
+    public Router deleteAsync(String path, AsyncHandler handler) { return routeAsync("DELETE", path, handler); }
+    public Router patchAsync(String path, AsyncHandler handler) { return routeAsync("PATCH", path, handler); }
 
     /**
      * A WebSocket route: {@code GET path} upgrades (a request without the upgrade gets 426), and
