@@ -1,5 +1,6 @@
 package keel.http;
 
+import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
@@ -46,14 +47,24 @@ public final class Request {
     private HttpStatusException undecodable;
     private final Map<String, String> pathParams;
     private final List<X509Certificate> peerCertificates;
+    private final InetSocketAddress remoteAddress;
+    private final InetSocketAddress localAddress;
     private Map<String, List<String>> queryParams;
 
+    /** A request with no connection: its {@link #remoteAddress()} and {@link #localAddress()} are null. */
     public Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body) {
-        this(method, target, http11, keepAlive, headers, body, null, Map.of(), null);
+        this(method, target, http11, keepAlive, headers, body, null, null);
+    }
+
+    /** A request that came in on a connection from {@code remoteAddress} to {@code localAddress} (the server's parser makes these). */
+    public Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body,
+                   InetSocketAddress remoteAddress, InetSocketAddress localAddress) {
+        this(method, target, http11, keepAlive, headers, body, null, Map.of(), null, remoteAddress, localAddress);
     }
 
     private Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body,
-                    BodyDecoder decoder, Map<String, String> pathParams, List<X509Certificate> peerCertificates) {
+                    BodyDecoder decoder, Map<String, String> pathParams, List<X509Certificate> peerCertificates,
+                    InetSocketAddress remoteAddress, InetSocketAddress localAddress) {
         this.method = method;
         this.target = target;
         int question = target.indexOf('?');
@@ -66,12 +77,15 @@ public final class Request {
         this.decoder = decoder;
         this.pathParams = pathParams;
         this.peerCertificates = peerCertificates;
+        this.remoteAddress = remoteAddress;
+        this.localAddress = localAddress;
     }
 
     /** A copy carrying the path parameters the router extracted. */
     public Request withPathParams(Map<String, String> params) {
         return params.isEmpty() ? this
-                : new Request(method, target, http11, keepAlive, headers, body, decoder, Map.copyOf(params), peerCertificates);
+                : new Request(method, target, http11, keepAlive, headers, body, decoder, Map.copyOf(params), peerCertificates,
+                        remoteAddress, localAddress);
     }
 
     /**
@@ -80,7 +94,7 @@ public final class Request {
      */
     public Request withPeerCertificates(List<X509Certificate> certificates) {
         List<X509Certificate> chain = certificates == null || certificates.isEmpty() ? null : List.copyOf(certificates);
-        return new Request(method, target, http11, keepAlive, headers, body, decoder, pathParams, chain);
+        return new Request(method, target, http11, keepAlive, headers, body, decoder, pathParams, chain, remoteAddress, localAddress);
     }
 
     /**
@@ -95,7 +109,8 @@ public final class Request {
     public Request withDecodedBody(BodyDecoder decoder) {
         java.util.Objects.requireNonNull(decoder, "decoder");
         Headers decodedHeaders = headers.without("Content-Encoding").without("Content-Length");
-        return new Request(method, target, http11, keepAlive, decodedHeaders, body, decoder, pathParams, peerCertificates);
+        return new Request(method, target, http11, keepAlive, decodedHeaders, body, decoder, pathParams, peerCertificates,
+                remoteAddress, localAddress);
     }
 
     public String method() {
@@ -175,6 +190,22 @@ public final class Request {
      */
     public List<X509Certificate> peerCertificates() {
         return peerCertificates;
+    }
+
+    /**
+     * The address and port of the connection's other end: always the direct peer, which is the
+     * client, or the proxy or load balancer in front of the server when there is one (headers such as
+     * {@code Forwarded} never change it). The same for every request of a connection. Its host is the
+     * IP address as accepted; {@link InetSocketAddress#getHostString()} reads it without a DNS lookup.
+     * Null for a request built without addresses.
+     */
+    public InetSocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    /** The server's address and port that the connection came in on; null for a request built without addresses. */
+    public InetSocketAddress localAddress() {
+        return localAddress;
     }
 
     /** The first value of a query parameter, decoded. A malformed query answers 400. */

@@ -4,6 +4,7 @@ import keel.http.Headers;
 import keel.http.Methods;
 import keel.http.Request;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 
@@ -65,6 +66,9 @@ public final class Http1Parser {
     private enum State { HEAD, FIXED_BODY, CHUNKED, FAILED }
 
     private final Limits limits;
+    /** The connection's ends, given to each request. */
+    private final InetSocketAddress remoteAddress;
+    private final InetSocketAddress localAddress;
     private final Headers.Builder fieldScratch = new Headers.Builder();
     private final Framing.Fields framingFields = new Framing.Fields();
     private final MessageHead head = new MessageHead();
@@ -94,8 +98,16 @@ public final class Http1Parser {
     /** The body limit of the request being read. */
     private long maxBodySize;
 
+    /** A parser whose requests have no addresses. */
     public Http1Parser(Limits limits) {
+        this(limits, null, null);
+    }
+
+    /** A parser for the connection from {@code remoteAddress} to {@code localAddress}: each request carries them. */
+    public Http1Parser(Limits limits, InetSocketAddress remoteAddress, InetSocketAddress localAddress) {
         this.limits = limits;
+        this.remoteAddress = remoteAddress;
+        this.localAddress = localAddress;
     }
 
     /** True between requests: no byte of the next request has been consumed. */
@@ -317,7 +329,7 @@ public final class Http1Parser {
     }
 
     private ParseResult complete() {
-        Request request = new Request(method, target, http11, keepAlive, headers, body);
+        Request request = new Request(method, target, http11, keepAlive, headers, body, remoteAddress, localAddress);
         state = State.HEAD;
         method = null;
         target = null;

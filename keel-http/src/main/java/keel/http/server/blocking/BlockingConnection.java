@@ -24,6 +24,7 @@ import keel.http.server.exchange.Wait;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
@@ -83,7 +84,8 @@ final class BlockingConnection {
         this.socket = socket;
         this.context = context;
         this.onClosed = onClosed;
-        this.parser = new Http1Parser(context.parserLimits());
+        this.parser = new Http1Parser(context.parserLimits(), (InetSocketAddress) socket.getRemoteSocketAddress(),
+                (InetSocketAddress) socket.getLocalSocketAddress());
         this.bodyRate = new BodyRate(context.settings().timeouts());
         this.in = ByteBuffer.allocate(context.readBufferSize());
         this.out = new WriteQueue(new BufferPool(context.readBufferSize(), 2));

@@ -26,6 +26,7 @@ import keel.http.server.exchange.Wait;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.security.cert.X509Certificate;
 import java.util.ArrayDeque;
@@ -136,10 +137,11 @@ final class Http1Protocol implements Protocol {
     /** The access log's view of the exchanges; null when the access log is off. */
     private AccessRecorder access;
 
-    Http1Protocol(long id, LoopConnections home, Response refusal) {
+    /** {@code remote}, {@code local}: the connection's ends, which each of its requests carries. */
+    Http1Protocol(long id, LoopConnections home, Response refusal, InetSocketAddress remote, InetSocketAddress local) {
         this.id = id;
         this.home = home;
-        this.parser = new Http1Parser(home.context().parserLimits());
+        this.parser = new Http1Parser(home.context().parserLimits(), remote, local);
         this.bodyRate = new BodyRate(home.context().settings().timeouts());
         this.refusal = refusal;
         this.observing = home.context().observing();
