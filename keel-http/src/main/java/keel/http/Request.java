@@ -51,20 +51,21 @@ public final class Request {
     private final InetSocketAddress localAddress;
     private Map<String, List<String>> queryParams;
 
-    /** A request with no connection: its {@link #remoteAddress()} and {@link #localAddress()} are null. */
+    /** A request of no connection: {@link #remoteAddress()}, {@link #localAddress()} and {@link #peerCertificates()} are null. */
     public Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body) {
-        this(method, target, http11, keepAlive, headers, body, null, null);
+        this(method, target, http11, keepAlive, headers, body, null, null, null);
     }
 
-    /** A request that came in on a connection from {@code remoteAddress} to {@code localAddress} (the server's parser makes these). */
+    /** A request of the connection from {@code remoteAddress} to {@code localAddress}; {@code peerCertificates}: null or empty for none. */
     public Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body,
-                   InetSocketAddress remoteAddress, InetSocketAddress localAddress) {
-        this(method, target, http11, keepAlive, headers, body, null, Map.of(), null, remoteAddress, localAddress);
+                   InetSocketAddress remoteAddress, InetSocketAddress localAddress, List<X509Certificate> peerCertificates) {
+        this(method, target, http11, keepAlive, headers, body, null, Map.of(), remoteAddress, localAddress,
+                peerCertificates == null || peerCertificates.isEmpty() ? null : List.copyOf(peerCertificates));
     }
 
     private Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body,
-                    BodyDecoder decoder, Map<String, String> pathParams, List<X509Certificate> peerCertificates,
-                    InetSocketAddress remoteAddress, InetSocketAddress localAddress) {
+                    BodyDecoder decoder, Map<String, String> pathParams, InetSocketAddress remoteAddress,
+                    InetSocketAddress localAddress, List<X509Certificate> peerCertificates) {
         this.method = method;
         this.target = target;
         int question = target.indexOf('?');
@@ -84,17 +85,8 @@ public final class Request {
     /** A copy carrying the path parameters the router extracted. */
     public Request withPathParams(Map<String, String> params) {
         return params.isEmpty() ? this
-                : new Request(method, target, http11, keepAlive, headers, body, decoder, Map.copyOf(params), peerCertificates,
-                        remoteAddress, localAddress);
-    }
-
-    /**
-     * A copy carrying the certificate chain the client presented in the TLS handshake (set by the
-     * transport, before routing); null or empty for none.
-     */
-    public Request withPeerCertificates(List<X509Certificate> certificates) {
-        List<X509Certificate> chain = certificates == null || certificates.isEmpty() ? null : List.copyOf(certificates);
-        return new Request(method, target, http11, keepAlive, headers, body, decoder, pathParams, chain, remoteAddress, localAddress);
+                : new Request(method, target, http11, keepAlive, headers, body, decoder, Map.copyOf(params), remoteAddress,
+                        localAddress, peerCertificates);
     }
 
     /**
@@ -109,8 +101,8 @@ public final class Request {
     public Request withDecodedBody(BodyDecoder decoder) {
         java.util.Objects.requireNonNull(decoder, "decoder");
         Headers decodedHeaders = headers.without("Content-Encoding").without("Content-Length");
-        return new Request(method, target, http11, keepAlive, decodedHeaders, body, decoder, pathParams, peerCertificates,
-                remoteAddress, localAddress);
+        return new Request(method, target, http11, keepAlive, decodedHeaders, body, decoder, pathParams, remoteAddress,
+                localAddress, peerCertificates);
     }
 
     public String method() {
@@ -193,11 +185,9 @@ public final class Request {
     }
 
     /**
-     * The address and port of the connection's other end: always the direct peer, which is the
-     * client, or the proxy or load balancer in front of the server when there is one (headers such as
-     * {@code Forwarded} never change it). The same for every request of a connection. Its host is the
-     * IP address as accepted; {@link InetSocketAddress#getHostString()} reads it without a DNS lookup.
-     * Null for a request built without addresses.
+     * The connection's other end: always the direct peer, the client or the proxy in front of the server
+     * (headers such as {@code Forwarded} never change it). Its host is the IP address as accepted, which
+     * {@link InetSocketAddress#getHostString()} reads without a DNS lookup. Null on a request built without one.
      */
     public InetSocketAddress remoteAddress() {
         return remoteAddress;

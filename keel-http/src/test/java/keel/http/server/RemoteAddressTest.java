@@ -82,8 +82,8 @@ class RemoteAddressTest {
         assertThat(alone.localAddress()).isNull();
         InetSocketAddress peer = new InetSocketAddress("192.0.2.7", 40_000);
         InetSocketAddress local = new InetSocketAddress("192.0.2.1", 8080);
-        Request copy = new Request("GET", "/", true, true, Headers.empty(), new byte[0], peer, local)
-                .withPathParams(Map.of("id", "1")).withPeerCertificates(null).withDecodedBody(body -> body);
+        Request copy = new Request("GET", "/", true, true, Headers.empty(), new byte[0], peer, local, null)
+                .withPathParams(Map.of("id", "1")).withDecodedBody(body -> body);
         assertThat(copy.remoteAddress()).isSameAs(peer);
         assertThat(copy.localAddress()).isSameAs(local);
     }

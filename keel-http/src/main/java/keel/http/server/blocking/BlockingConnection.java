@@ -28,8 +28,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
-import java.security.cert.X509Certificate;
-import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Flow;
@@ -54,8 +52,6 @@ final class BlockingConnection {
     private final Socket raw;
     /** What the exchanges read and write: {@link #raw}, or the TLS socket layered over it once the handshake is done. */
     private volatile Socket socket;
-    /** The client's certificate chain over TLS with client authentication, else null. */
-    private List<X509Certificate> peerCertificates;
     private final ServerContext context;
     private final Consumer<BlockingConnection> onClosed;
     private final Http1Parser parser;
@@ -192,7 +188,7 @@ final class BlockingConnection {
         switch (start) {
             case BlockingTls.Start.Secured secured -> {
                 socket = secured.socket();
-                peerCertificates = secured.peerCertificates();
+                parser.peerCertificates(secured.peerCertificates());
                 return true;
             }
             case BlockingTls.Start.PlainText plainText -> {
@@ -250,7 +246,6 @@ final class BlockingConnection {
 
     /** Runs the handler here and writes its response; false when the connection must close. */
     private boolean exchange(Request request) throws IOException {
-        if (peerCertificates != null) request = request.withPeerCertificates(peerCertificates);
         if (access != null) access.begin(request);
         Response response = dispatch(request);
         ResponsePlan plan = ResponsePlan.of(request, response, context.isStopping());

@@ -60,9 +60,8 @@ public final class NioServer implements Listener {
         try {
             remote = (InetSocketAddress) socket.getRemoteAddress();
             local = (InetSocketAddress) socket.getLocalAddress();
-        } catch (IOException e) { // thrown only for a closed socket: nothing to serve
-            LOG.debug("connection_closed_before_setup", "cause", e);
-            return;
+        } catch (IOException closed) {
+            return; // only a closed socket throws: nothing to serve
         }
         LoopConnections home = homes.get(loop);
         Protocol protocol;
