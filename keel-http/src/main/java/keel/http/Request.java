@@ -1,5 +1,6 @@
 package keel.http;
 
+import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
@@ -33,14 +34,25 @@ public final class Request {
     private HttpStatusException undecodable;
     private final Map<String, String> pathParams;
     private final List<X509Certificate> peerCertificates;
+    private final InetSocketAddress remoteAddress;
+    private final InetSocketAddress localAddress;
     private Map<String, List<String>> queryParams;
 
+    /** A request of no connection: {@link #remoteAddress()}, {@link #localAddress()} and {@link #peerCertificates()} are null. */
     public Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body) {
-        this(method, target, http11, keepAlive, headers, body, null, Map.of(), null);
+        this(method, target, http11, keepAlive, headers, body, null, null, null);
+    }
+
+    /** A request of the connection from {@code remoteAddress} to {@code localAddress}; {@code peerCertificates}: null or empty for none. */
+    public Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body,
+                   InetSocketAddress remoteAddress, InetSocketAddress localAddress, List<X509Certificate> peerCertificates) {
+        this(method, target, http11, keepAlive, headers, body, null, Map.of(), remoteAddress, localAddress,
+                peerCertificates == null || peerCertificates.isEmpty() ? null : List.copyOf(peerCertificates));
     }
 
     private Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body,
-                    UnaryOperator<byte[]> decoder, Map<String, String> pathParams, List<X509Certificate> peerCertificates) {
+                    UnaryOperator<byte[]> decoder, Map<String, String> pathParams, InetSocketAddress remoteAddress,
+                    InetSocketAddress localAddress, List<X509Certificate> peerCertificates) {
         this.method = method;
         this.target = target;
         int question = target.indexOf('?');
@@ -53,21 +65,15 @@ public final class Request {
         this.decoder = decoder;
         this.pathParams = pathParams;
         this.peerCertificates = peerCertificates;
+        this.remoteAddress = remoteAddress;
+        this.localAddress = localAddress;
     }
 
     /** A copy carrying the path parameters the router extracted. */
     public Request withPathParams(Map<String, String> params) {
         return params.isEmpty() ? this
-                : new Request(method, target, http11, keepAlive, headers, body, decoder, Map.copyOf(params), peerCertificates);
-    }
-
-    /**
-     * A copy carrying the certificate chain the client presented in the TLS handshake (set by the
-     * transport, before routing); null or empty for none.
-     */
-    public Request withPeerCertificates(List<X509Certificate> certificates) {
-        List<X509Certificate> chain = certificates == null || certificates.isEmpty() ? null : List.copyOf(certificates);
-        return new Request(method, target, http11, keepAlive, headers, body, decoder, pathParams, chain);
+                : new Request(method, target, http11, keepAlive, headers, body, decoder, Map.copyOf(params), remoteAddress,
+                        localAddress, peerCertificates);
     }
 
     /**
@@ -82,7 +88,8 @@ public final class Request {
     public Request withDecodedBody(UnaryOperator<byte[]> decoder) {
         java.util.Objects.requireNonNull(decoder, "decoder");
         Headers decodedHeaders = headers.without("Content-Encoding").without("Content-Length");
-        return new Request(method, target, http11, keepAlive, decodedHeaders, body, decoder, pathParams, peerCertificates);
+        return new Request(method, target, http11, keepAlive, decodedHeaders, body, decoder, pathParams, remoteAddress,
+                localAddress, peerCertificates);
     }
 
     public String method() {
@@ -167,6 +174,20 @@ public final class Request {
      */
     public List<X509Certificate> peerCertificates() {
         return peerCertificates;
+    }
+
+    /**
+     * The connection's other end: always the direct peer, the client or the proxy in front of the server
+     * (headers such as {@code Forwarded} never change it). Its host is the IP address as accepted, which
+     * {@link InetSocketAddress#getHostString()} reads without a DNS lookup. Null on a request built without one.
+     */
+    public InetSocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    /** The server's address and port that the connection came in on; null for a request built without addresses. */
+    public InetSocketAddress localAddress() {
+        return localAddress;
     }
 
     /** The first value of a query parameter, decoded. A malformed query answers 400. */

@@ -4,8 +4,11 @@ import keel.http.Headers;
 import keel.http.Methods;
 import keel.http.Request;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
+import java.security.cert.X509Certificate;
 import java.util.Arrays;
+import java.util.List;
 
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
 
@@ -65,6 +68,10 @@ public final class Http1Parser {
     private enum State { HEAD, FIXED_BODY, CHUNKED, FAILED }
 
     private final Limits limits;
+    /** What each request of the connection carries: its ends, and the client's certificates over TLS (null for none). */
+    private final InetSocketAddress remoteAddress;
+    private final InetSocketAddress localAddress;
+    private List<X509Certificate> peerCertificates;
     private final Headers.Builder fieldScratch = new Headers.Builder();
     private final Framing.Fields framingFields = new Framing.Fields();
     private final MessageHead head = new MessageHead();
@@ -94,8 +101,21 @@ public final class Http1Parser {
     /** The body limit of the request being read. */
     private long maxBodySize;
 
+    /** A parser whose requests have no addresses. */
     public Http1Parser(Limits limits) {
+        this(limits, null, null);
+    }
+
+    /** A parser for the connection from {@code remoteAddress} to {@code localAddress}: each request carries them. */
+    public Http1Parser(Limits limits, InetSocketAddress remoteAddress, InetSocketAddress localAddress) {
         this.limits = limits;
+        this.remoteAddress = remoteAddress;
+        this.localAddress = localAddress;
+    }
+
+    /** Once a TLS handshake is done: the chain the client presented (null for none), which each request then carries. */
+    public void peerCertificates(List<X509Certificate> chain) {
+        this.peerCertificates = chain == null ? null : List.copyOf(chain); // copied once: each request's List.copyOf is then free
     }
 
     /** True between requests: no byte of the next request has been consumed. */
@@ -317,7 +337,7 @@ public final class Http1Parser {
     }
 
     private ParseResult complete() {
-        Request request = new Request(method, target, http11, keepAlive, headers, body);
+        Request request = new Request(method, target, http11, keepAlive, headers, body, remoteAddress, localAddress, peerCertificates);
         state = State.HEAD;
         method = null;
         target = null;

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
@@ -130,6 +131,11 @@ final class RawClient implements AutoCloseable {
         if (tcp != null) tcp.holdOutput();
         send(text);
         socket.shutdownOutput();
+    }
+
+    /** The client's end of the TCP connection: what the server sees as its peer. */
+    InetSocketAddress localAddress() {
+        return (InetSocketAddress) (tcp != null ? tcp : socket).getLocalSocketAddress();
     }
 
     /** Reads one response (a HEAD request's has no body: pass {@code head}). */

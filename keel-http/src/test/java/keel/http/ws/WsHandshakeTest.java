@@ -57,6 +57,23 @@ class WsHandshakeTest {
     }
 
     @Test
+    void theSessionsHandshakeRequestCarriesTheConnectionsEnds() throws java.io.IOException {
+        Router router = new Router().ws("/whoami", new WsListener() {
+            @Override
+            public void onOpen(WsSession session) {
+                var request = session.request();
+                session.send(request.remoteAddress().getPort() + " " + request.localAddress().getPort());
+            }
+        });
+        try (WsServer server = WsServer.start(router); var socket = new java.net.Socket("127.0.0.1", server.port());
+             RawWsClient client = RawWsClient.wrap(socket)) {
+            client.send(RawWsClient.handshake("/whoami", ""));
+            assertThat(client.readHead()).startsWith("HTTP/1.1 101 ");
+            assertThat(client.readFrame().text()).isEqualTo(socket.getLocalPort() + " " + server.port());
+        }
+    }
+
+    @Test
     void framesSentRightBehindTheUpgradeRequestAreNotLost() {
         Router router = new Router().ws("/echo", WsEchoTest.ECHO);
         try (WsServer server = WsServer.start(router); RawWsClient client = RawWsClient.connect(server.port())) {

@@ -24,11 +24,10 @@ import keel.http.server.exchange.Wait;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
-import java.security.cert.X509Certificate;
-import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Flow;
@@ -53,8 +52,6 @@ final class BlockingConnection {
     private final Socket raw;
     /** What the exchanges read and write: {@link #raw}, or the TLS socket layered over it once the handshake is done. */
     private volatile Socket socket;
-    /** The client's certificate chain over TLS with client authentication, else null. */
-    private List<X509Certificate> peerCertificates;
     private final ServerContext context;
     private final Consumer<BlockingConnection> onClosed;
     private final Http1Parser parser;
@@ -83,7 +80,8 @@ final class BlockingConnection {
         this.socket = socket;
         this.context = context;
         this.onClosed = onClosed;
-        this.parser = new Http1Parser(context.parserLimits());
+        this.parser = new Http1Parser(context.parserLimits(), (InetSocketAddress) socket.getRemoteSocketAddress(),
+                (InetSocketAddress) socket.getLocalSocketAddress());
         this.bodyRate = new BodyRate(context.settings().timeouts());
         this.in = ByteBuffer.allocate(context.readBufferSize());
         this.out = new WriteQueue(new BufferPool(context.readBufferSize(), 2));
@@ -190,7 +188,7 @@ final class BlockingConnection {
         switch (start) {
             case BlockingTls.Start.Secured secured -> {
                 socket = secured.socket();
-                peerCertificates = secured.peerCertificates();
+                parser.peerCertificates(secured.peerCertificates());
                 return true;
             }
             case BlockingTls.Start.PlainText plainText -> {
@@ -248,7 +246,6 @@ final class BlockingConnection {
 
     /** Runs the handler here and writes its response; false when the connection must close. */
     private boolean exchange(Request request) throws IOException {
-        if (peerCertificates != null) request = request.withPeerCertificates(peerCertificates);
         if (access != null) access.begin(request);
         Response response = dispatch(request);
         ResponsePlan plan = ResponsePlan.of(request, response, context.isStopping());

@@ -26,10 +26,9 @@ import keel.http.server.exchange.Wait;
 import keel.http.ws.WsConnection;
 import keel.http.ws.WsHandshake;
 
+import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
-import java.security.cert.X509Certificate;
 import java.util.ArrayDeque;
-import java.util.List;
 import javax.net.ssl.SSLSession;
 
 /**
@@ -131,15 +130,14 @@ final class Http1Protocol implements Protocol {
     /** What was parsed behind them and could not join (another execution, an error, a 100-continue): handled in its turn. */
     private ParseResult held;
     private ResponseStream stream;
-    /** The client's certificate chain (TLS with client authentication), or null. */
-    private List<X509Certificate> peerCertificates;
     /** The access log's view of the exchanges; null when the access log is off. */
     private AccessRecorder access;
 
-    Http1Protocol(long id, LoopConnections home, Response refusal) {
+    /** {@code remote}, {@code local}: the connection's ends, which each of its requests carries. */
+    Http1Protocol(long id, LoopConnections home, Response refusal, InetSocketAddress remote, InetSocketAddress local) {
         this.id = id;
         this.home = home;
-        this.parser = new Http1Parser(home.context().parserLimits());
+        this.parser = new Http1Parser(home.context().parserLimits(), remote, local);
         this.bodyRate = new BodyRate(home.context().settings().timeouts());
         this.refusal = refusal;
         this.observing = home.context().observing();
@@ -158,7 +156,7 @@ final class Http1Protocol implements Protocol {
     @Override
     public void onOpen(Channel open) {
         SSLSession session = channel.tlsSession();
-        if (session != null) peerCertificates = Tls.peerCertificates(session);
+        if (session != null) parser.peerCertificates(Tls.peerCertificates(session));
         if (refusal != null) respondAndClose(refusal);
         else waitFor(Wait.IDLE, false);
     }
@@ -210,7 +208,7 @@ final class Http1Protocol implements Protocol {
             ParseResult result = parser.parse(in);
             if (result instanceof ParseResult.NeedMore) return; // the rest of it is read in its turn
             Pending joined = result instanceof ParseResult.Parsed parsed && runsAhead(parsed.request())
-                    ? join(run, withPeer(parsed.request()), start) : null;
+                    ? join(run, parsed.request(), start) : null;
             if (joined == null) {
                 held = result;
                 return;
@@ -233,10 +231,6 @@ final class Http1Protocol implements Protocol {
     private static boolean runsAhead(Request request) {
         String method = request.method();
         return (method.equals("GET") || method.equals("HEAD")) && request.body().length == 0 && request.keepAlive();
-    }
-
-    private Request withPeer(Request request) {
-        return peerCertificates == null ? request : request.withPeerCertificates(peerCertificates);
     }
 
     /**
@@ -317,7 +311,6 @@ final class Http1Protocol implements Protocol {
      * requests pipelined behind it along before it starts.
      */
     private void onRequest(Request request, ByteBuffer in) {
-        request = withPeer(request);
         current = request;
         if (access != null) access.begin(request);
         moveTo(State.HANDLING);

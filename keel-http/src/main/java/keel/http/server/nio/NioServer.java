@@ -56,6 +56,13 @@ public final class NioServer implements Listener {
 
     /** On the chosen loop's thread: sets up the connection, or refuses it past the connection limit. */
     private void initialize(SocketChannel socket, EventLoop loop) {
+        InetSocketAddress remote, local;
+        try {
+            remote = (InetSocketAddress) socket.getRemoteAddress();
+            local = (InetSocketAddress) socket.getLocalAddress();
+        } catch (IOException closed) {
+            return; // only a closed socket throws: nothing to serve
+        }
         LoopConnections home = homes.get(loop);
         Protocol protocol;
         SSLEngine engine = null;
@@ -63,9 +70,10 @@ public final class NioServer implements Listener {
             Response refusal = context.overConnectionLimit();
             LOG.debug("connection_refused", "reason", "max_connections", "limit", settings.maxConnections());
             // Over TLS a 503 needs a handshake first: the work an overloaded server refuses.
-            protocol = context.tls() != null ? REFUSED_HANDSHAKE : new Http1Protocol(connectionIds.incrementAndGet(), home, refusal);
+            protocol = context.tls() != null ? REFUSED_HANDSHAKE
+                    : new Http1Protocol(connectionIds.incrementAndGet(), home, refusal, remote, local);
         } else {
-            protocol = new Http1Protocol(connectionIds.incrementAndGet(), home, null);
+            protocol = new Http1Protocol(connectionIds.incrementAndGet(), home, null, remote, local);
             engine = context.tls() == null ? null : context.tls().newServerEngine();
         }
         Channel channel = Channel.accept(socket, loop, home.channelSettings(), engine, protocol, home::remove);
