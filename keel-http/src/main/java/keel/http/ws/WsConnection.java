@@ -58,7 +58,6 @@ public final class WsConnection implements Protocol {
     private enum State { OPEN, CLOSE_SENT, CLOSE_RECEIVED, CLOSING, LINGERING, CLOSED }
 
     private final long id;
-    private final WsListener listener;
     private final Settings settings;
     private final RandomGenerator maskKeys;
     private final Binding binding;
@@ -88,7 +87,6 @@ public final class WsConnection implements Protocol {
 
     private WsConnection(long id, RandomGenerator maskKeys, Binding binding, Settings settings, Runnable onClosed) {
         this.id = id;
-        this.listener = binding.listener();
         this.binding = binding;
         this.settings = settings;
         this.maskKeys = maskKeys;
@@ -378,7 +376,7 @@ public final class WsConnection implements Protocol {
             }
             output.write(outgoing);
             if (outgoing.opcode() == FrameDecoder.CLOSE) onOwnCloseQueued();
-            else if (isData(outgoing.opcode())) observer.onMessageSent(outgoing.payload().length, outgoing.fin());
+            else if (outgoing.opcode() != FrameDecoder.PING) observer.onMessageSent(outgoing.payload().length, outgoing.fin());
         }
     }
 
@@ -448,10 +446,6 @@ public final class WsConnection implements Protocol {
         if (closeTimer != null) closeTimer.cancel();
     }
 
-    private static boolean isData(int opcode) {
-        return opcode == FrameDecoder.TEXT || opcode == FrameDecoder.BINARY || opcode == FrameDecoder.CONTINUATION;
-    }
-
     /** The UTF-8 length of {@code text} without encoding it: for the observer only. */
     static int utf8Length(String text) {
         int bytes = text.length();
@@ -467,11 +461,11 @@ public final class WsConnection implements Protocol {
     private Runnable event(Consumer<WsListener> call) {
         return () -> {
             try {
-                call.accept(listener);
+                call.accept(binding.listener());
             } catch (Throwable failure) {
                 LOG.warn("ws_listener_failed", failure, "id", id);
                 try {
-                    listener.onError(session, failure);
+                    binding.listener().onError(session, failure);
                 } catch (Throwable again) {
                     LOG.warn("ws_listener_failed", again, "id", id, "callback", "onError");
                 }
