@@ -94,35 +94,31 @@ final class Call {
     private void onAttemptEnded(Response response, Throwable failure, boolean beforeResponse, boolean reused) {
         if (result.isDone()) return;
         try {
-            decide(response, failure, beforeResponse, reused);
+            // A stopping loop runs no more timers or I/O: nothing can be tried again on it.
+            boolean canContinue = !timedOut && !loop.isStopping();
+            // A closed or reset connection is what a stale pooled one looks like; a timeout or an invalid answer is not.
+            if (canContinue && reused && beforeResponse && failure instanceof ConnectionFailedException
+                    && request.isIdempotent() && !staleRetried) {
+                staleRetried = true;
+                LOG.debug("stale_connection_retried", "request", request, "cause", failure.getMessage());
+                retried(ClientObserver.Retry.STALE_CONNECTION);
+                attempt();
+                return;
+            }
+            int status = response == null ? 0 : response.status();
+            boolean streamedAlready = streaming && response != null; // its body already went to the caller
+            if (canContinue && !streamedAlready && retry.allows(retries + 1, request.isIdempotent(), failure, status)) {
+                retries++;
+                LOG.debug("retry_scheduled", "request", request, "retry", retries, "status", status, "cause", failure);
+                retried(ClientObserver.Retry.POLICY);
+                home.waitForRetry(this, retry.delayNanos(retries));
+                return;
+            }
+            if (canContinue && response != null && followsRedirect(response)) return;
+            finish(response, failure);
         } catch (RuntimeException e) {
             finish(null, e);
         }
-    }
-
-    private void decide(Response response, Throwable failure, boolean beforeResponse, boolean reused) {
-        // A stopping loop runs no more timers or I/O: nothing can be tried again on it.
-        boolean canContinue = !timedOut && !loop.isStopping();
-        // A closed or reset connection is what a stale pooled one looks like; a timeout or an invalid answer is not.
-        if (canContinue && reused && beforeResponse && failure instanceof ConnectionFailedException
-                && request.isIdempotent() && !staleRetried) {
-            staleRetried = true;
-            LOG.debug("stale_connection_retried", "request", request, "cause", failure.getMessage());
-            retried(ClientObserver.Retry.STALE_CONNECTION);
-            attempt();
-            return;
-        }
-        int status = response == null ? 0 : response.status();
-        boolean streamedAlready = streaming && response != null; // its body already went to the caller
-        if (canContinue && !streamedAlready && retry.allows(retries + 1, request.isIdempotent(), failure, status)) {
-            retries++;
-            LOG.debug("retry_scheduled", "request", request, "retry", retries, "status", status, "cause", failure);
-            retried(ClientObserver.Retry.POLICY);
-            home.waitForRetry(this, retry.delayNanos(retries));
-            return;
-        }
-        if (canContinue && response != null && followsRedirect(response)) return;
-        finish(response, failure);
     }
 
     private void finish(Response response, Throwable failure) {
