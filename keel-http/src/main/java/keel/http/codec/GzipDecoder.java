@@ -129,7 +129,11 @@ public final class GzipDecoder implements AutoCloseable {
             switch (state) {
                 case BOUNDARY -> {
                     if (inPosition == inEnd) return 0;
-                    startMember();
+                    state = State.HEADER;
+                    field = HeaderField.FIXED;
+                    fieldPosition = 0;
+                    headerSize = 0;
+                    crc.reset(); // over the header first, for its CRC-16
                 }
                 case HEADER -> {
                     if (!readHeader()) return 0;
@@ -180,14 +184,6 @@ public final class GzipDecoder implements AutoCloseable {
         crc.update(out, offset, n);
         memberSize += n;
         return n;
-    }
-
-    private void startMember() {
-        state = State.HEADER;
-        field = HeaderField.FIXED;
-        fieldPosition = 0;
-        headerSize = 0;
-        crc.reset(); // over the header first, for its CRC-16
     }
 
     /** Consumes header bytes; true once the header is complete. */
