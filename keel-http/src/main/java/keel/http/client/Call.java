@@ -213,10 +213,6 @@ final class Call {
             return request;
         }
 
-        boolean isHead() {
-            return request.method().equals("HEAD");
-        }
-
         boolean isDone() {
             return ended;
         }

@@ -94,7 +94,7 @@ final class ClientConnection implements Protocol {
         moveTo(State.BUSY);
         exchange = attempt;
         exchanges++;
-        parser.expect(attempt.isHead());
+        parser.expect(attempt.request().method().equals("HEAD"));
         try {
             RequestEncoder.encode(attempt.request(), channel.out());
         } catch (RuntimeException e) {
