@@ -74,7 +74,7 @@ final class Call {
     /** The retry's wait is over: try again. */
     void attempt() {
         current = new Attempt();
-        current.start();
+        current.pool.acquire(current);
     }
 
     /** The call's whole time ran out: the attempt in progress ends, and so does a retry's wait. */
@@ -169,20 +169,21 @@ final class Call {
                 || !(request.method().equals("GET") || request.method().equals("HEAD"))) {
             return false;
         }
-        URI next;
+        ClientRequest next;
         try {
-            next = request.uri().resolve(location);
+            URI uri = request.uri().resolve(location);
+            // Credentials meant for one host are not sent to the host a redirect points at.
+            Headers headers = request.uri().getHost().equalsIgnoreCase(uri.getHost()) ? request.headers()
+                    : request.headers().without("Authorization").without("Cookie");
+            // Refuses a URI that is not http(s) or has no host.
+            next = new ClientRequest(request.method(), uri, headers, request.body(), request.timeout(), request.retry(),
+                    request.idempotent());
         } catch (IllegalArgumentException e) {
             return false;
         }
-        if (!ClientRequest.isHttp(next) || next.getHost() == null) return false;
-        if (request.isSecure() && !"https".equalsIgnoreCase(next.getScheme())) return false; // no downgrade to clear text
+        if (request.isSecure() && !next.isSecure()) return false; // no downgrade to clear text
         redirects++;
-        // Credentials meant for one host are not sent to the host a redirect points at.
-        Headers headers = next.getHost().equalsIgnoreCase(request.uri().getHost()) ? request.headers()
-                : request.headers().without("Authorization").without("Cookie");
-        request = new ClientRequest(request.method(), next, headers, request.body(), request.timeout(), request.retry(),
-                request.idempotent());
+        request = next;
         attempt();
         return true;
     }
@@ -204,10 +205,6 @@ final class Call {
         private Headers headers;
         private WholeBody body;
         private BodyPublisher publisher;
-
-        void start() {
-            pool.acquire(this);
-        }
 
         ClientRequest request() {
             return request;

@@ -32,7 +32,7 @@ public record ClientRequest(String method, URI uri, Headers headers, byte[] body
             Headers.checkName(headers.name(i));
             Headers.checkValue(headers.value(i));
         }
-        if (!isHttp(uri)) throw new IllegalArgumentException("only http and https URIs are supported: " + uri);
+        if (!"http".equalsIgnoreCase(uri.getScheme()) && !"https".equalsIgnoreCase(uri.getScheme())) throw new IllegalArgumentException("only http and https URIs are supported: " + uri);
         if (uri.getHost() == null) throw new IllegalArgumentException("no host in " + uri);
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) throw new IllegalArgumentException("timeout must be > 0");
     }
@@ -74,10 +74,6 @@ public record ClientRequest(String method, URI uri, Headers headers, byte[] body
 
     boolean isIdempotent() {
         return idempotent != null ? idempotent : RetryPolicy.isIdempotent(method);
-    }
-
-    static boolean isHttp(URI uri) {
-        return "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
     }
 
     /** True for an {@code https} URI: the connection speaks TLS. */
