@@ -264,11 +264,11 @@ final class Call {
         }
 
         /**
-         * A gzip body the client asked for itself ({@link RequestEncoder#asksForGzip}) is decoded; a
+         * A gzip body the client asked for itself ({@link ClientRequest#asksForGzip}) is decoded; a
          * request with its own {@code Accept-Encoding}, or any other coding, gets the body as sent.
          */
         private boolean decodesGzip(ResponseEvent.Head head) {
-            if (head.bodyLength() == 0 || !RequestEncoder.asksForGzip(request)) return false;
+            if (head.bodyLength() == 0 || !request.asksForGzip()) return false;
             List<String> codings = head.headers().all("Content-Encoding");
             if (codings.size() != 1) return false;
             String coding = codings.getFirst().strip();

@@ -96,7 +96,7 @@ final class ClientConnection implements Protocol {
         exchanges++;
         parser.expect(attempt.request().method().equals("HEAD"));
         try {
-            RequestEncoder.encode(attempt.request(), channel.out());
+            attempt.request().encode(channel.out());
         } catch (RuntimeException e) {
             fail(e);
             return;
