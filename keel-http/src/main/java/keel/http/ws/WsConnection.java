@@ -70,7 +70,10 @@ public final class WsConnection implements Protocol {
     private Outbound output;
     private Session session;
     private Inbox inbox;
-    private KeepAlive keepAlive;
+    /** When input last arrived: the idle timer checks it when it fires, so input costs one clock read. */
+    private long lastInput;
+    private Timer idleTimer;
+    private Timer pingTimer;
     private State state = State.OPEN;
     /** True while a batch of input is decoded: writes wait for its end, to leave in one flush. */
     private boolean processing;
@@ -125,7 +128,6 @@ public final class WsConnection implements Protocol {
         this.inbox = new Inbox(loop, binding.executor(), binding.activity(), settings.highWaterMark(), settings.lowWaterMark(),
                 () -> onLoop(this::resumeReading),
                 () -> onLoop(() -> fail(WsClose.TRY_AGAIN_LATER, "server busy: no thread for this session's callbacks")));
-        this.keepAlive = new KeepAlive(loop, options, this::onIdle, this::onPingDue);
     }
 
     /** The listener's {@code onOpen}; input read past the handshake follows from the channel. */
@@ -135,7 +137,9 @@ public final class WsConnection implements Protocol {
         reportedOpen = true;
         observer.onSessionOpened();
         inbox.deliver(event(l -> l.onOpen(session)), 0);
-        keepAlive.start();
+        lastInput = loop.nanoTime();
+        scheduleIdleCheck(settings.options().idleTimeout().toNanos());
+        schedulePing();
         afterWrite();
     }
 
@@ -200,7 +204,7 @@ public final class WsConnection implements Protocol {
     /** Decodes buffered input until it runs out, reading stops, or the listener's backlog is full. */
     @Override
     public void onInput(Channel from, ByteBuffer in) {
-        keepAlive.onInput();
+        lastInput = loop.nanoTime();
         processing = true;
         try {
             while (isReadingFrames() && !readPaused) {
@@ -423,16 +427,34 @@ public final class WsConnection implements Protocol {
 
     // ---- timers and helpers ----------------------------------------------------------------------
 
-    private void onIdle() {
-        if (state != State.OPEN) return;
-        LOG.debug("ws_idle_timeout", "id", id);
-        session.close(WsClose.GOING_AWAY, "idle timeout");
+    /**
+     * The idle timeout: a timer that does not move on every input. When it fires early it re-arms for
+     * the rest of the quiet time; after a whole idle timeout without input the session closes with 1001.
+     */
+    private void scheduleIdleCheck(long delayNanos) {
+        idleTimer = loop.schedule(delayNanos, TimeUnit.NANOSECONDS, () -> {
+            long idleNanos = settings.options().idleTimeout().toNanos();
+            long quiet = loop.nanoTime() - lastInput;
+            if (quiet < idleNanos) {
+                scheduleIdleCheck(idleNanos - quiet);
+            } else if (state == State.OPEN) {
+                LOG.debug("ws_idle_timeout", "id", id);
+                session.close(WsClose.GOING_AWAY, "idle timeout");
+            }
+        });
     }
 
-    private void onPingDue() {
-        if (state != State.OPEN || !channel.isWritable()) return; // no pings behind a backlog
-        output.writeControl(FrameDecoder.PING, EMPTY);
-        afterWrite();
+    /** A keep-alive ping every ping interval (none when it is 0), except behind a backlog. */
+    private void schedulePing() {
+        long pingNanos = settings.options().pingInterval().toNanos();
+        if (pingNanos <= 0) return;
+        pingTimer = loop.schedule(pingNanos, TimeUnit.NANOSECONDS, () -> {
+            if (state == State.OPEN && channel.isWritable()) {
+                output.writeControl(FrameDecoder.PING, EMPTY);
+                afterWrite();
+            }
+            schedulePing();
+        });
     }
 
     private void startCloseTimer() {
@@ -442,7 +464,8 @@ public final class WsConnection implements Protocol {
     }
 
     private void cancelTimers() {
-        keepAlive.stop();
+        if (idleTimer != null) idleTimer.cancel();
+        if (pingTimer != null) pingTimer.cancel();
         if (closeTimer != null) closeTimer.cancel();
     }
 
