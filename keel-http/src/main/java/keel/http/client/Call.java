@@ -74,7 +74,7 @@ final class Call {
     /** The retry's wait is over: try again. */
     void attempt() {
         current = new Attempt();
-        current.start();
+        current.pool.acquire(current);
     }
 
     /** The call's whole time ran out: the attempt in progress ends, and so does a retry's wait. */
@@ -94,35 +94,31 @@ final class Call {
     private void onAttemptEnded(Response response, Throwable failure, boolean beforeResponse, boolean reused) {
         if (result.isDone()) return;
         try {
-            decide(response, failure, beforeResponse, reused);
+            // A stopping loop runs no more timers or I/O: nothing can be tried again on it.
+            boolean canContinue = !timedOut && !loop.isStopping();
+            // A closed or reset connection is what a stale pooled one looks like; a timeout or an invalid answer is not.
+            if (canContinue && reused && beforeResponse && failure instanceof ConnectionFailedException
+                    && request.isIdempotent() && !staleRetried) {
+                staleRetried = true;
+                LOG.debug("stale_connection_retried", "request", request, "cause", failure.getMessage());
+                retried(ClientObserver.Retry.STALE_CONNECTION);
+                attempt();
+                return;
+            }
+            int status = response == null ? 0 : response.status();
+            boolean streamedAlready = streaming && response != null; // its body already went to the caller
+            if (canContinue && !streamedAlready && retry.allows(retries + 1, request.isIdempotent(), failure, status)) {
+                retries++;
+                LOG.debug("retry_scheduled", "request", request, "retry", retries, "status", status, "cause", failure);
+                retried(ClientObserver.Retry.POLICY);
+                home.waitForRetry(this, retry.delayNanos(retries));
+                return;
+            }
+            if (canContinue && response != null && followsRedirect(response)) return;
+            finish(response, failure);
         } catch (RuntimeException e) {
             finish(null, e);
         }
-    }
-
-    private void decide(Response response, Throwable failure, boolean beforeResponse, boolean reused) {
-        // A stopping loop runs no more timers or I/O: nothing can be tried again on it.
-        boolean canContinue = !timedOut && !loop.isStopping();
-        // A closed or reset connection is what a stale pooled one looks like; a timeout or an invalid answer is not.
-        if (canContinue && reused && beforeResponse && failure instanceof ConnectionFailedException
-                && request.isIdempotent() && !staleRetried) {
-            staleRetried = true;
-            LOG.debug("stale_connection_retried", "request", request, "cause", failure.getMessage());
-            retried(ClientObserver.Retry.STALE_CONNECTION);
-            attempt();
-            return;
-        }
-        int status = response == null ? 0 : response.status();
-        boolean streamedAlready = streaming && response != null; // its body already went to the caller
-        if (canContinue && !streamedAlready && retry.allows(retries + 1, request.isIdempotent(), failure, status)) {
-            retries++;
-            LOG.debug("retry_scheduled", "request", request, "retry", retries, "status", status, "cause", failure);
-            retried(ClientObserver.Retry.POLICY);
-            home.waitForRetry(this, retry.delayNanos(retries));
-            return;
-        }
-        if (canContinue && response != null && followsRedirect(response)) return;
-        finish(response, failure);
     }
 
     private void finish(Response response, Throwable failure) {
@@ -173,20 +169,21 @@ final class Call {
                 || !(request.method().equals("GET") || request.method().equals("HEAD"))) {
             return false;
         }
-        URI next;
+        ClientRequest next;
         try {
-            next = request.uri().resolve(location);
+            URI uri = request.uri().resolve(location);
+            // Credentials meant for one host are not sent to the host a redirect points at.
+            Headers headers = request.uri().getHost().equalsIgnoreCase(uri.getHost()) ? request.headers()
+                    : request.headers().without("Authorization").without("Cookie");
+            // Refuses a URI that is not http(s) or has no host.
+            next = new ClientRequest(request.method(), uri, headers, request.body(), request.timeout(), request.retry(),
+                    request.idempotent());
         } catch (IllegalArgumentException e) {
             return false;
         }
-        if (!ClientRequest.isHttp(next) || next.getHost() == null) return false;
-        if (request.isSecure() && !"https".equalsIgnoreCase(next.getScheme())) return false; // no downgrade to clear text
+        if (request.isSecure() && !next.isSecure()) return false; // no downgrade to clear text
         redirects++;
-        // Credentials meant for one host are not sent to the host a redirect points at.
-        Headers headers = next.getHost().equalsIgnoreCase(request.uri().getHost()) ? request.headers()
-                : request.headers().without("Authorization").without("Cookie");
-        request = new ClientRequest(request.method(), next, headers, request.body(), request.timeout(), request.retry(),
-                request.idempotent());
+        request = next;
         attempt();
         return true;
     }
@@ -209,16 +206,8 @@ final class Call {
         private WholeBody body;
         private BodyPublisher publisher;
 
-        void start() {
-            pool.acquire(this);
-        }
-
         ClientRequest request() {
             return request;
-        }
-
-        boolean isHead() {
-            return request.method().equals("HEAD");
         }
 
         boolean isDone() {
@@ -275,11 +264,11 @@ final class Call {
         }
 
         /**
-         * A gzip body the client asked for itself ({@link RequestEncoder#asksForGzip}) is decoded; a
+         * A gzip body the client asked for itself ({@link ClientRequest#asksForGzip}) is decoded; a
          * request with its own {@code Accept-Encoding}, or any other coding, gets the body as sent.
          */
         private boolean decodesGzip(ResponseEvent.Head head) {
-            if (head.bodyLength() == 0 || !RequestEncoder.asksForGzip(request)) return false;
+            if (head.bodyLength() == 0 || !request.asksForGzip()) return false;
             List<String> codings = head.headers().all("Content-Encoding");
             if (codings.size() != 1) return false;
             String coding = codings.getFirst().strip();

@@ -94,9 +94,9 @@ final class ClientConnection implements Protocol {
         moveTo(State.BUSY);
         exchange = attempt;
         exchanges++;
-        parser.expect(attempt.isHead());
+        parser.expect(attempt.request().method().equals("HEAD"));
         try {
-            RequestEncoder.encode(attempt.request(), channel.out());
+            attempt.request().encode(channel.out());
         } catch (RuntimeException e) {
             fail(e);
             return;

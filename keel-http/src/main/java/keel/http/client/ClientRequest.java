@@ -1,5 +1,6 @@
 package keel.http.client;
 
+import keel.core.buffer.WriteQueue;
 import keel.http.Headers;
 
 import java.net.URI;
@@ -21,6 +22,7 @@ import java.util.Objects;
 public record ClientRequest(String method, URI uri, Headers headers, byte[] body, Duration timeout, RetryPolicy retry,
                             Boolean idempotent) {
     private static final byte[] NO_BODY = new byte[0];
+    private static final byte[] ACCEPT_GZIP = "Accept-Encoding: gzip\r\n".getBytes(StandardCharsets.US_ASCII);
 
     public ClientRequest {
         Objects.requireNonNull(method, "method");
@@ -32,7 +34,7 @@ public record ClientRequest(String method, URI uri, Headers headers, byte[] body
             Headers.checkName(headers.name(i));
             Headers.checkValue(headers.value(i));
         }
-        if (!isHttp(uri)) throw new IllegalArgumentException("only http and https URIs are supported: " + uri);
+        if (!"http".equalsIgnoreCase(uri.getScheme()) && !"https".equalsIgnoreCase(uri.getScheme())) throw new IllegalArgumentException("only http and https URIs are supported: " + uri);
         if (uri.getHost() == null) throw new IllegalArgumentException("no host in " + uri);
         if (timeout != null && (timeout.isNegative() || timeout.isZero())) throw new IllegalArgumentException("timeout must be > 0");
     }
@@ -76,10 +78,6 @@ public record ClientRequest(String method, URI uri, Headers headers, byte[] body
         return idempotent != null ? idempotent : RetryPolicy.isIdempotent(method);
     }
 
-    static boolean isHttp(URI uri) {
-        return "http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme());
-    }
-
     /** True for an {@code https} URI: the connection speaks TLS. */
     boolean isSecure() {
         return "https".equalsIgnoreCase(uri.getScheme());
@@ -96,6 +94,50 @@ public record ClientRequest(String method, URI uri, Headers headers, byte[] body
         String query = ascii.getRawQuery();
         String target = path == null || path.isEmpty() ? "/" : path;
         return query == null ? target : target + "?" + query;
+    }
+
+    /**
+     * Writes this request as HTTP/1.1 (RFC 9112 §3): request line, fields, body. Unless it has an
+     * {@code Accept-Encoding} of its own, it asks for gzip, which the client then decodes ({@link #asksForGzip}).
+     */
+    void encode(WriteQueue out) {
+        out.putAscii(method);
+        out.put((byte) ' ');
+        out.putAscii(target());
+        out.putAscii(" HTTP/1.1\r\nHost: ");
+        out.putAscii(uri.getHost());
+        if (uri.getPort() >= 0 && uri.getPort() != (isSecure() ? 443 : 80)) {
+            out.put((byte) ':');
+            out.putDecimal(uri.getPort());
+        }
+        out.putAscii("\r\n");
+        for (int i = 0; i < headers.size(); i++) {
+            String name = headers.name(i);
+            if (isOwnedByClient(name)) continue;
+            out.putAscii(name);
+            out.putAscii(": ");
+            out.putAscii(headers.value(i));
+            out.putAscii("\r\n");
+        }
+        if (asksForGzip()) out.put(ACCEPT_GZIP);
+        // RFC 9110 §8.6: a GET without a body sends no Content-Length; a POST with an empty body sends 0.
+        if (body.length > 0 || !(method.equals("GET") || method.equals("HEAD"))) {
+            out.putAscii("Content-Length: ");
+            out.putDecimal(body.length);
+            out.putAscii("\r\n");
+        }
+        out.putAscii("\r\n");
+        if (body.length > 0) out.put(body);
+    }
+
+    /** True when the client adds {@code Accept-Encoding: gzip}, so a gzip answer is its to decode. */
+    boolean asksForGzip() {
+        return !headers.contains("Accept-Encoding");
+    }
+
+    private static boolean isOwnedByClient(String name) {
+        return name.equalsIgnoreCase("host") || name.equalsIgnoreCase("content-length")
+                || name.equalsIgnoreCase("transfer-encoding") || name.equalsIgnoreCase("connection");
     }
 
     @Override

@@ -21,13 +21,7 @@ final class HostPool {
     private static final Log LOG = Log.of(HostPool.class);
 
     /** A request waiting for a connection, with the timer that ends its wait. */
-    private static final class Waiter {
-        final Call.Attempt attempt;
-        Timer timer;
-
-        Waiter(Call.Attempt attempt) {
-            this.attempt = attempt;
-        }
+    private record Waiter(Call.Attempt attempt, Timer timer) {
     }
 
     private final LoopPools home;
@@ -82,21 +76,20 @@ final class HostPool {
         } else if (waiting.size() >= limits.maxPendingAcquires()) {
             attempt.onAcquireFailed(new PoolFullException(name, limits.maxConnections(), limits.maxPendingAcquires()));
         } else {
-            Waiter waiter = new Waiter(attempt);
-            waiter.timer = loop().schedule(limits.acquireTimeout().toNanos(), TimeUnit.NANOSECONDS, () -> {
-                waiting.remove(waiter);
+            Timer timer = loop().schedule(limits.acquireTimeout().toNanos(), TimeUnit.NANOSECONDS, () -> {
+                waiting.removeIf(waiter -> waiter.attempt() == attempt);
                 report();
                 attempt.onAcquireFailed(new ClientTimeoutException(ClientTimeoutException.Kind.ACQUIRE, limits.acquireTimeout(), name));
             });
-            waiting.addLast(waiter);
+            waiting.addLast(new Waiter(attempt, timer));
         }
     }
 
     /** An attempt that ended while it waited (its request timed out): it leaves the queue. */
     void cancel(Call.Attempt attempt) {
         waiting.removeIf(waiter -> {
-            if (waiter.attempt == attempt) waiter.timer.cancel();
-            return waiter.attempt == attempt;
+            if (waiter.attempt() == attempt) waiter.timer().cancel();
+            return waiter.attempt() == attempt;
         });
         report();
     }
@@ -144,9 +137,9 @@ final class HostPool {
         }
         Waiter waiter;
         while ((waiter = waiting.pollFirst()) != null) {
-            waiter.timer.cancel();
-            if (!waiter.attempt.isDone()) {
-                waiter.attempt.onConnection(connection, connection.hasCarriedRequests());
+            waiter.timer().cancel();
+            if (!waiter.attempt().isDone()) {
+                waiter.attempt().onConnection(connection, connection.hasCarriedRequests());
                 return;
             }
         }
@@ -167,8 +160,8 @@ final class HostPool {
     private void serveWaiters() {
         while (!closed && open < limits.maxConnections() && !waiting.isEmpty()) {
             Waiter waiter = waiting.pollFirst();
-            waiter.timer.cancel();
-            if (!waiter.attempt.isDone()) openFor(waiter.attempt);
+            waiter.timer().cancel();
+            if (!waiter.attempt().isDone()) openFor(waiter.attempt());
         }
     }
 
@@ -198,8 +191,8 @@ final class HostPool {
         closed = true;
         Waiter waiter;
         while ((waiter = waiting.pollFirst()) != null) {
-            waiter.timer.cancel();
-            waiter.attempt.onAcquireFailed(new HttpClientException("client closed"));
+            waiter.timer().cancel();
+            waiter.attempt().onAcquireFailed(new HttpClientException("client closed"));
         }
         for (ClientConnection connection : idle.toArray(ClientConnection[]::new)) connection.close();
         if (eviction != null) eviction.cancel();

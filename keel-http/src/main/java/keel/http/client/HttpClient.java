@@ -105,11 +105,7 @@ public final class HttpClient implements AutoCloseable {
      *                     {@link HttpClientException}, or the connection's own failure)
      */
     public Response send(ClientRequest request) throws IOException, InterruptedException {
-        EventLoop current = EventLoop.current();
-        if (current != null) {
-            throw new IllegalStateException("HttpClient.send blocks and was called on event loop thread '" + current.name()
-                    + "': use sendAsync there, or run the route on Execution.VIRTUAL_THREAD or WORKER_POOL");
-        }
+        refuseOnEventLoop("send", "use sendAsync there, or run the route on Execution.VIRTUAL_THREAD or WORKER_POOL");
         // The call ends by its request timeout; the wait is bounded beyond it too, so a completion that
         // never comes (a loop that stopped in the instant the call was handed to it) cannot hang the caller.
         Duration timeout = request.timeout() != null ? request.timeout() : options.requestTimeout();
@@ -181,7 +177,7 @@ public final class HttpClient implements AutoCloseable {
      * connection. Returns the HEADs that failed. Blocks; call it at start-up, not on an event loop.
      */
     public int warmUpstream(URI upstream) throws IOException, InterruptedException {
-        refuseOnEventLoop("warmUpstream");
+        refuseOnEventLoop("warmUpstream", "call it from another thread");
         resolver.resolveNow(upstream.getHost());
         if ("https".equalsIgnoreCase(upstream.getScheme())) tls.get(); // the trust store loads here, not on a loop
         List<CompletableFuture<Response>> heads = new ArrayList<>();
@@ -200,11 +196,11 @@ public final class HttpClient implements AutoCloseable {
         return failures;
     }
 
-    private static void refuseOnEventLoop(String what) {
+    private static void refuseOnEventLoop(String what, String instead) {
         EventLoop current = EventLoop.current();
         if (current != null) {
-            throw new IllegalStateException("HttpClient." + what + " waits for the event loops and was called on '"
-                    + current.name() + "': call it from another thread");
+            throw new IllegalStateException("HttpClient." + what + " blocks and was called on event loop thread '" + current.name()
+                    + "': " + instead);
         }
     }
 
@@ -213,7 +209,7 @@ public final class HttpClient implements AutoCloseable {
      * for them, so {@code what} (the public method) is refused on an event loop.
      */
     private void onEveryLoop(String what, Consumer<LoopPools> action) throws InterruptedException {
-        refuseOnEventLoop(what);
+        refuseOnEventLoop(what, "call it from another thread");
         Set<EventLoop> every = Collections.newSetFromMap(new IdentityHashMap<>());
         every.addAll(loops);
         every.addAll(pools.keySet());

@@ -31,10 +31,6 @@ import javax.net.ssl.SSLEngine;
 final class WsClientHandshake implements Protocol {
     private static final Log LOG = Log.of(WsClientHandshake.class);
 
-    /** What the server's answer agreed to. */
-    private record Agreement(String subprotocol, PerMessageDeflate deflate) {
-    }
-
     private final long id;
     private final URI uri;
     private final List<String> subprotocols;
@@ -102,9 +98,9 @@ final class WsClientHandshake implements Protocol {
             return;
         }
         String head = new String(in.array(), in.arrayOffset() + in.position(), end - in.position(), StandardCharsets.ISO_8859_1);
-        Agreement agreement;
+        WsConnection.Binding binding;
         try {
-            agreement = check(head);
+            binding = check(head);
         } catch (IOException e) {
             fail(e);
             return;
@@ -112,16 +108,13 @@ final class WsClientHandshake implements Protocol {
         // What followed the head is already WebSocket input: the channel offers it to the session next.
         in.position(end);
         channel.clearDeadline();
-        Headers headers = Headers.of("Host", authority());
-        Request request = new Request("GET", target(), true, true, headers, new byte[0]);
-        var binding = new WsConnection.Binding(listener, request, agreement.subprotocol(), agreement.deflate(), null, null);
         WsConnection connection = WsConnection.client(id, random, binding, settings);
         channel.switchTo(connection);
         opened.complete(connection.session());
     }
 
-    /** Checks the answer head; returns the agreed subprotocol and extension (each may be null). */
-    private Agreement check(String head) throws IOException {
+    /** Checks the answer head; returns what the session is bound to, with the agreed subprotocol and extension (each may be null). */
+    private WsConnection.Binding check(String head) throws IOException {
         List<String> lines = head.lines().toList();
         String status = lines.getFirst();
         if (!status.startsWith("HTTP/1.1 101")) throw new IOException("WebSocket handshake refused by " + uri + ": " + status);
@@ -139,11 +132,14 @@ final class WsClientHandshake implements Protocol {
         if (subprotocol != null && !subprotocols.contains(subprotocol)) {
             throw new IOException("server chose subprotocol '" + subprotocol + "', which was not offered");
         }
+        PerMessageDeflate deflate;
         try {
-            return new Agreement(subprotocol, WsHandshake.acceptedExtensions(headers.all("Sec-WebSocket-Extensions"), settings.options()));
+            deflate = WsHandshake.acceptedExtensions(headers.all("Sec-WebSocket-Extensions"), settings.options());
         } catch (IllegalArgumentException e) {
             throw new IOException("unacceptable Sec-WebSocket-Extensions from " + uri + ": " + e.getMessage());
         }
+        Request request = new Request("GET", target(), true, true, Headers.of("Host", authority()), new byte[0]);
+        return new WsConnection.Binding(listener, request, subprotocol, deflate, null, null);
     }
 
     /** Position just past the CRLFCRLF that ends the head ({@code buffer} in read mode), or -1. */

@@ -20,40 +20,32 @@ record Framing(boolean chunked, long contentLength, boolean keepAlive, boolean e
     static Framing of(Fields fields, Headers headers, boolean http11, long maxBodySize) {
         try {
             fields.read(headers);
-            return ofRequest(fields, http11, maxBodySize);
+            if (fields.unsupportedExpectation != null) throw new BadMessage(417, "unsupported expectation: " + fields.unsupportedExpectation);
+            if (http11 && fields.hosts == 0) throw new BadMessage("missing Host header");
+            if (fields.hosts > 1) throw new BadMessage("more than one Host header");
+            // RFC 9112 §3.2: a Host field with an invalid value is answered 400 like a missing one.
+            if (fields.host != null && fields.host != fields.checkedHost) {
+                if (!Tokens.isHost(fields.host)) throw new BadMessage("invalid Host header");
+                fields.checkedHost = fields.host; // a client's next requests bring the same string back (LastHead)
+            }
+            boolean keepAlive = fields.keepAlive(http11);
+            boolean expectContinue = fields.expectContinue && http11;
+            if (fields.transferEncoding != null) {
+                // RFC 9112 §6.3: both framings at once is how requests are smuggled; refuse it.
+                if (fields.contentLength != null) throw new BadMessage("both Content-Length and Transfer-Encoding (request smuggling)");
+                if (!http11) throw new BadMessage("Transfer-Encoding in an HTTP/1.0 request");
+                checkChunkedOnly(fields.transferEncoding);
+                return new Framing(true, -1, keepAlive, expectContinue);
+            }
+            long length = 0;
+            if (fields.contentLength != null) {
+                length = Tokens.contentLength(fields.contentLength);
+                if (length > maxBodySize) throw new BadMessage(413, "request body larger than " + maxBodySize + " bytes");
+            }
+            return new Framing(false, length, keepAlive, expectContinue && length > 0);
         } finally {
             fields.clear();
         }
-    }
-
-    private static Framing ofRequest(Fields fields, boolean http11, long maxBodySize) {
-        if (fields.unsupportedExpectation != null) {
-            throw new BadMessage(417, "unsupported expectation: " + fields.unsupportedExpectation);
-        }
-        if (http11 && fields.hosts == 0) throw new BadMessage("missing Host header");
-        if (fields.hosts > 1) throw new BadMessage("more than one Host header");
-        // RFC 9112 §3.2: a Host field with an invalid value is answered 400 like a missing one.
-        if (fields.host != null && fields.host != fields.checkedHost) {
-            if (!Tokens.isHost(fields.host)) throw new BadMessage("invalid Host header");
-            fields.checkedHost = fields.host; // a client's next requests bring the same string back (LastHead)
-        }
-        boolean keepAlive = fields.keepAlive(http11);
-        boolean expectContinue = fields.expectContinue && http11;
-        if (fields.transferEncoding != null) {
-            // RFC 9112 §6.3: both framings at once is how requests are smuggled; refuse it.
-            if (fields.contentLength != null) {
-                throw new BadMessage("both Content-Length and Transfer-Encoding (request smuggling)");
-            }
-            if (!http11) throw new BadMessage("Transfer-Encoding in an HTTP/1.0 request");
-            checkChunkedOnly(fields.transferEncoding);
-            return new Framing(true, -1, keepAlive, expectContinue);
-        }
-        long length = 0;
-        if (fields.contentLength != null) {
-            length = Tokens.contentLength(fields.contentLength);
-            if (length > maxBodySize) throw new BadMessage(413, "request body larger than " + maxBodySize + " bytes");
-        }
-        return new Framing(false, length, keepAlive, expectContinue && length > 0);
     }
 
     /**

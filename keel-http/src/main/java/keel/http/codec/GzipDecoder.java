@@ -34,8 +34,16 @@ public final class GzipDecoder implements AutoCloseable {
 
     private enum State { HEADER, DATA, TRAILER, BOUNDARY }
 
-    /** The parts of a member header, in their order on the wire. */
-    private enum HeaderField { FIXED, EXTRA_LENGTH, EXTRA, NAME, COMMENT, HEADER_CRC, DONE }
+    /** The parts of a member header, in their order on the wire, each with the flag that says it is present (0: always). */
+    private enum HeaderField {
+        FIXED(0), EXTRA_LENGTH(FEXTRA), EXTRA(FEXTRA), NAME(FNAME), COMMENT(FCOMMENT), HEADER_CRC(FHCRC), DONE(0);
+
+        final int flag;
+
+        HeaderField(int flag) {
+            this.flag = flag;
+        }
+    }
 
     /** The decoded size went past what the caller allows. */
     public static final class TooLargeException extends IOException {
@@ -129,7 +137,11 @@ public final class GzipDecoder implements AutoCloseable {
             switch (state) {
                 case BOUNDARY -> {
                     if (inPosition == inEnd) return 0;
-                    startMember();
+                    state = State.HEADER;
+                    field = HeaderField.FIXED;
+                    fieldPosition = 0;
+                    headerSize = 0;
+                    crc.reset(); // over the header first, for its CRC-16
                 }
                 case HEADER -> {
                     if (!readHeader()) return 0;
@@ -180,14 +192,6 @@ public final class GzipDecoder implements AutoCloseable {
         crc.update(out, offset, n);
         memberSize += n;
         return n;
-    }
-
-    private void startMember() {
-        state = State.HEADER;
-        field = HeaderField.FIXED;
-        fieldPosition = 0;
-        headerSize = 0;
-        crc.reset(); // over the header first, for its CRC-16
     }
 
     /** Consumes header bytes; true once the header is complete. */
@@ -249,18 +253,8 @@ public final class GzipDecoder implements AutoCloseable {
     private void nextField(HeaderField candidate) {
         fieldPosition = 0;
         HeaderField next = candidate;
-        while (next != HeaderField.DONE && !isPresent(next)) next = HeaderField.values()[next.ordinal() + 1];
+        while ((flags & next.flag) != next.flag) next = HeaderField.values()[next.ordinal() + 1];
         field = next;
-    }
-
-    private boolean isPresent(HeaderField part) {
-        return switch (part) {
-            case FIXED, DONE -> true;
-            case EXTRA_LENGTH, EXTRA -> (flags & FEXTRA) != 0;
-            case NAME -> (flags & FNAME) != 0;
-            case COMMENT -> (flags & FCOMMENT) != 0;
-            case HEADER_CRC -> (flags & FHCRC) != 0;
-        };
     }
 
     /** Consumes trailer bytes; true once the 8 bytes are in and match what was decoded. */

@@ -25,9 +25,7 @@ import static java.nio.charset.StandardCharsets.ISO_8859_1;
  *  any state ──(bad input or a limit)──► FAILED (final)
  * </pre>
  *
- * The head is found first (scanning resumes where it stopped, see {@link MessageHead}) and then
- * parsed in one pass, so a head split across many reads costs one scan, not one parse per read.
- * {@link ChunkedDecoder} strips the chunked framing.
+ * {@link MessageHead} finds and reads the head; {@link ChunkedDecoder} strips the chunked framing.
  */
 public final class Http1Parser {
     /** First allocation for a body; it doubles as bytes arrive, up to the declared length. */

@@ -3,9 +3,11 @@ package keel.http.codec;
 import keel.core.buffer.WriteQueue;
 import keel.http.Response;
 
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import static java.nio.charset.StandardCharsets.ISO_8859_1;
+import static java.util.Map.entry;
 
 /**
  * Encodes responses into a {@link WriteQueue}. Keel owns the framing fields: {@code Content-Length}
@@ -22,6 +24,19 @@ public final class Http1Writer {
     private static final byte[] REQUEST_ID_FIELD = (REQUEST_ID + ": ").getBytes(ISO_8859_1);
     private static final byte[] CONTINUE = "HTTP/1.1 100 Continue\r\n\r\n".getBytes(ISO_8859_1);
     private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(ISO_8859_1);
+    /** The reason phrases of the statuses Keel sends (RFC 9110 §15); another status gets "Status " and its code. */
+    private static final Map<Integer, String> REASON_PHRASES = Map.ofEntries(
+            entry(100, "Continue"), entry(101, "Switching Protocols"),
+            entry(200, "OK"), entry(201, "Created"), entry(202, "Accepted"), entry(204, "No Content"), entry(206, "Partial Content"),
+            entry(301, "Moved Permanently"), entry(302, "Found"), entry(303, "See Other"), entry(304, "Not Modified"),
+            entry(307, "Temporary Redirect"), entry(308, "Permanent Redirect"),
+            entry(400, "Bad Request"), entry(401, "Unauthorized"), entry(403, "Forbidden"), entry(404, "Not Found"),
+            entry(405, "Method Not Allowed"), entry(406, "Not Acceptable"), entry(408, "Request Timeout"), entry(409, "Conflict"),
+            entry(410, "Gone"), entry(411, "Length Required"), entry(413, "Content Too Large"), entry(414, "URI Too Long"),
+            entry(415, "Unsupported Media Type"), entry(417, "Expectation Failed"), entry(422, "Unprocessable Content"),
+            entry(426, "Upgrade Required"), entry(429, "Too Many Requests"), entry(431, "Request Header Fields Too Large"),
+            entry(500, "Internal Server Error"), entry(501, "Not Implemented"), entry(502, "Bad Gateway"),
+            entry(503, "Service Unavailable"), entry(504, "Gateway Timeout"), entry(505, "HTTP Version Not Supported"));
     /** Status lines made on first use; an atomic array publishes each line's bytes safely to every loop. */
     private static final AtomicReferenceArray<byte[]> STATUS_LINES = new AtomicReferenceArray<>(1000);
 
@@ -127,53 +142,10 @@ public final class Http1Writer {
     private static byte[] statusLine(int status) {
         byte[] line = STATUS_LINES.get(status);
         if (line == null) {
-            line = ("HTTP/1.1 " + status + " " + reasonPhrase(status) + "\r\n").getBytes(ISO_8859_1);
+            String reason = REASON_PHRASES.getOrDefault(status, "Status " + status);
+            line = ("HTTP/1.1 " + status + " " + reason + "\r\n").getBytes(ISO_8859_1);
             STATUS_LINES.set(status, line); // two threads may both make it: the same bytes
         }
         return line;
-    }
-
-    /** The reason phrase of a status Keel sends (RFC 9110 §15). */
-    private static String reasonPhrase(int status) {
-        return switch (status) {
-            case 100 -> "Continue";
-            case 101 -> "Switching Protocols";
-            case 200 -> "OK";
-            case 201 -> "Created";
-            case 202 -> "Accepted";
-            case 204 -> "No Content";
-            case 206 -> "Partial Content";
-            case 301 -> "Moved Permanently";
-            case 302 -> "Found";
-            case 303 -> "See Other";
-            case 304 -> "Not Modified";
-            case 307 -> "Temporary Redirect";
-            case 308 -> "Permanent Redirect";
-            case 400 -> "Bad Request";
-            case 401 -> "Unauthorized";
-            case 403 -> "Forbidden";
-            case 404 -> "Not Found";
-            case 405 -> "Method Not Allowed";
-            case 406 -> "Not Acceptable";
-            case 408 -> "Request Timeout";
-            case 409 -> "Conflict";
-            case 410 -> "Gone";
-            case 411 -> "Length Required";
-            case 413 -> "Content Too Large";
-            case 414 -> "URI Too Long";
-            case 415 -> "Unsupported Media Type";
-            case 417 -> "Expectation Failed";
-            case 422 -> "Unprocessable Content";
-            case 426 -> "Upgrade Required";
-            case 429 -> "Too Many Requests";
-            case 431 -> "Request Header Fields Too Large";
-            case 500 -> "Internal Server Error";
-            case 501 -> "Not Implemented";
-            case 502 -> "Bad Gateway";
-            case 503 -> "Service Unavailable";
-            case 504 -> "Gateway Timeout";
-            case 505 -> "HTTP Version Not Supported";
-            default -> "Status " + status;
-        };
     }
 }

@@ -133,10 +133,6 @@ public final class Tokens {
 
     /** RFC 3986 unreserved and sub-delims. */
     private static boolean isRegNameChar(char c) {
-        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-        return switch (c) {
-            case '-', '.', '_', '~', '!', '$', '&', '\'', '(', ')', '*', '+', ',', ';', '=' -> true;
-            default -> false;
-        };
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-._~!$&'()*+,;=".indexOf(c) >= 0;
     }
 }

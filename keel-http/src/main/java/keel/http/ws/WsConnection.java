@@ -58,7 +58,6 @@ public final class WsConnection implements Protocol {
     private enum State { OPEN, CLOSE_SENT, CLOSE_RECEIVED, CLOSING, LINGERING, CLOSED }
 
     private final long id;
-    private final WsListener listener;
     private final Settings settings;
     private final RandomGenerator maskKeys;
     private final Binding binding;
@@ -71,7 +70,10 @@ public final class WsConnection implements Protocol {
     private Outbound output;
     private Session session;
     private Inbox inbox;
-    private KeepAlive keepAlive;
+    /** When input last arrived: the idle timer checks it when it fires, so input costs one clock read. */
+    private long lastInput;
+    private Timer idleTimer;
+    private Timer pingTimer;
     private State state = State.OPEN;
     /** True while a batch of input is decoded: writes wait for its end, to leave in one flush. */
     private boolean processing;
@@ -88,7 +90,6 @@ public final class WsConnection implements Protocol {
 
     private WsConnection(long id, RandomGenerator maskKeys, Binding binding, Settings settings, Runnable onClosed) {
         this.id = id;
-        this.listener = binding.listener();
         this.binding = binding;
         this.settings = settings;
         this.maskKeys = maskKeys;
@@ -127,7 +128,6 @@ public final class WsConnection implements Protocol {
         this.inbox = new Inbox(loop, binding.executor(), binding.activity(), settings.highWaterMark(), settings.lowWaterMark(),
                 () -> onLoop(this::resumeReading),
                 () -> onLoop(() -> fail(WsClose.TRY_AGAIN_LATER, "server busy: no thread for this session's callbacks")));
-        this.keepAlive = new KeepAlive(loop, options, this::onIdle, this::onPingDue);
     }
 
     /** The listener's {@code onOpen}; input read past the handshake follows from the channel. */
@@ -137,7 +137,9 @@ public final class WsConnection implements Protocol {
         reportedOpen = true;
         observer.onSessionOpened();
         inbox.deliver(event(l -> l.onOpen(session)), 0);
-        keepAlive.start();
+        lastInput = loop.nanoTime();
+        scheduleIdleCheck(settings.options().idleTimeout().toNanos());
+        schedulePing();
         afterWrite();
     }
 
@@ -202,7 +204,7 @@ public final class WsConnection implements Protocol {
     /** Decodes buffered input until it runs out, reading stops, or the listener's backlog is full. */
     @Override
     public void onInput(Channel from, ByteBuffer in) {
-        keepAlive.onInput();
+        lastInput = loop.nanoTime();
         processing = true;
         try {
             while (isReadingFrames() && !readPaused) {
@@ -378,7 +380,7 @@ public final class WsConnection implements Protocol {
             }
             output.write(outgoing);
             if (outgoing.opcode() == FrameDecoder.CLOSE) onOwnCloseQueued();
-            else if (isData(outgoing.opcode())) observer.onMessageSent(outgoing.payload().length, outgoing.fin());
+            else if (outgoing.opcode() != FrameDecoder.PING) observer.onMessageSent(outgoing.payload().length, outgoing.fin());
         }
     }
 
@@ -425,16 +427,34 @@ public final class WsConnection implements Protocol {
 
     // ---- timers and helpers ----------------------------------------------------------------------
 
-    private void onIdle() {
-        if (state != State.OPEN) return;
-        LOG.debug("ws_idle_timeout", "id", id);
-        session.close(WsClose.GOING_AWAY, "idle timeout");
+    /**
+     * The idle timeout: a timer that does not move on every input. When it fires early it re-arms for
+     * the rest of the quiet time; after a whole idle timeout without input the session closes with 1001.
+     */
+    private void scheduleIdleCheck(long delayNanos) {
+        idleTimer = loop.schedule(delayNanos, TimeUnit.NANOSECONDS, () -> {
+            long idleNanos = settings.options().idleTimeout().toNanos();
+            long quiet = loop.nanoTime() - lastInput;
+            if (quiet < idleNanos) {
+                scheduleIdleCheck(idleNanos - quiet);
+            } else if (state == State.OPEN) {
+                LOG.debug("ws_idle_timeout", "id", id);
+                session.close(WsClose.GOING_AWAY, "idle timeout");
+            }
+        });
     }
 
-    private void onPingDue() {
-        if (state != State.OPEN || !channel.isWritable()) return; // no pings behind a backlog
-        output.writeControl(FrameDecoder.PING, EMPTY);
-        afterWrite();
+    /** A keep-alive ping every ping interval (none when it is 0), except behind a backlog. */
+    private void schedulePing() {
+        long pingNanos = settings.options().pingInterval().toNanos();
+        if (pingNanos <= 0) return;
+        pingTimer = loop.schedule(pingNanos, TimeUnit.NANOSECONDS, () -> {
+            if (state == State.OPEN && channel.isWritable()) {
+                output.writeControl(FrameDecoder.PING, EMPTY);
+                afterWrite();
+            }
+            schedulePing();
+        });
     }
 
     private void startCloseTimer() {
@@ -444,12 +464,9 @@ public final class WsConnection implements Protocol {
     }
 
     private void cancelTimers() {
-        keepAlive.stop();
+        if (idleTimer != null) idleTimer.cancel();
+        if (pingTimer != null) pingTimer.cancel();
         if (closeTimer != null) closeTimer.cancel();
-    }
-
-    private static boolean isData(int opcode) {
-        return opcode == FrameDecoder.TEXT || opcode == FrameDecoder.BINARY || opcode == FrameDecoder.CONTINUATION;
     }
 
     /** The UTF-8 length of {@code text} without encoding it: for the observer only. */
@@ -467,11 +484,11 @@ public final class WsConnection implements Protocol {
     private Runnable event(Consumer<WsListener> call) {
         return () -> {
             try {
-                call.accept(listener);
+                call.accept(binding.listener());
             } catch (Throwable failure) {
                 LOG.warn("ws_listener_failed", failure, "id", id);
                 try {
-                    listener.onError(session, failure);
+                    binding.listener().onError(session, failure);
                 } catch (Throwable again) {
                     LOG.warn("ws_listener_failed", again, "id", id, "callback", "onError");
                 }
