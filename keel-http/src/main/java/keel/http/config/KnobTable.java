@@ -1,5 +1,6 @@
 package keel.http.config;
 
+import java.lang.invoke.MethodType;
 import java.lang.reflect.RecordComponent;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -286,7 +287,7 @@ public final class KnobTable<R extends Record> {
             if (each.name().equals(name)) leaf = each;
         }
         if (leaf == null) throw new IllegalStateException("no component " + name + " in " + type.getSimpleName());
-        if (value != null && !boxed(leaf.type()).isInstance(value)) {
+        if (value != null && !MethodType.methodType(leaf.type()).wrap().returnType().isInstance(value)) {
             throw new IllegalStateException(name + " takes " + leaf.type().getSimpleName() + ", not " + value.getClass().getSimpleName());
         }
     }
@@ -338,12 +339,5 @@ public final class KnobTable<R extends Record> {
         } catch (URISyntaxException e) {
             throw new IllegalArgumentException("not a URI: " + e.getMessage());
         }
-    }
-
-    private static Class<?> boxed(Class<?> type) {
-        if (type == int.class) return Integer.class;
-        if (type == long.class) return Long.class;
-        if (type == boolean.class) return Boolean.class;
-        return type;
     }
 }
