@@ -93,6 +93,7 @@ public final class KnobTable<R extends Record> {
             };
         }
 
+        @SuppressWarnings({"unchecked", "rawtypes"})
         private Object parseByType(Class<?> type, String word) {
             if (type == int.class) return ConfigValues.integer(word, knob.min(), knob.max());
             if (type == boolean.class) return ConfigValues.bool(word);
@@ -101,7 +102,7 @@ public final class KnobTable<R extends Record> {
             if (type == String.class) return word.trim();
             if (type == List.class) return ConfigValues.list(word);
             if (type == URI.class) return uri(word);
-            if (type.isEnum()) return enumWord(type, word);
+            if (type.isEnum()) return ConfigValues.word(word, (Class) type);
             throw new IllegalStateException(yaml() + ": no words for " + type);
         }
 
@@ -326,11 +327,6 @@ public final class KnobTable<R extends Record> {
 
     private static List<String> stringList(Object value) {
         return ((List<?>) value).stream().map(String::valueOf).toList();
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static Object enumWord(Class<?> type, String word) {
-        return ConfigValues.word(word, (Class) type);
     }
 
     private static URI uri(String word) {
