@@ -43,11 +43,10 @@ import javax.net.ssl.SSLContext;
  *
  * <p>It starts a throwaway server on loopback, configured like the real one (same transport,
  * execution, loops), whose routes cover every path a request can take: each execution, sync and
- * async handlers, fixed, JSON and streamed bodies, gzip both ways, request bodies, path parameters, 404 and 405. An
- * {@link HttpClient} sends it requests, a few at a time, until {@code requests} were answered or
- * {@code budget} ran out; then a quarter as many (at most 200) come one per connection (accept, close and
- * lingering paths), and the server stops. User routes never run: warm-up has no side effects. From
- * {@value #JIT_REQUESTS} requests on, it then waits for the JIT to compile what it made hot ({@link #settle}).
+ * async handlers, fixed, JSON and streamed bodies, gzip both ways, request bodies, path parameters,
+ * 404 and 405. An {@link HttpClient} sends it requests, a few at a time, until {@code requests} were
+ * answered or {@code budget} ran out; then some come one per connection, and the server stops. User
+ * routes never run: warm-up has no side effects.
  */
 public final class RequestPathWarmup implements Warmup {
     private static final Duration DEFAULT_BUDGET = Duration.ofSeconds(5);
