@@ -59,14 +59,8 @@ public final class AccessRecorder {
 
     /** {@link #begin(Request)} for a request parsed at {@code parsedNanos}, before its turn came (pipelined behind others). */
     public void begin(Request request, long parsedNanos) {
-        parsed = true;
         startNanos = parsedNanos;
-        answeredNanos = 0;
-        method = request.method();
-        target = request.target();
-        bytesIn = request.body().length;
-        execution = defaultExecution;
-        identify(request.header(RequestIds.HEADER));
+        start(true, request.method(), request.target(), request.body().length, request.header(RequestIds.HEADER));
     }
 
     /**
@@ -75,16 +69,18 @@ public final class AccessRecorder {
      * method and target, and 0 for its duration.
      */
     public void beginUnparsed(int status, long outputMark) {
-        parsed = false;
-        answeredNanos = 0;
-        method = NONE;
-        target = NONE;
-        bytesIn = 0;
-        execution = defaultExecution;
-        identify(null);
+        start(false, NONE, NONE, 0, null);
         responding(status, outputMark);
     }
-    private void identify(String given) {
+
+    /** Starts an exchange's line; its id is {@code given} when sane, else a new one. */
+    private void start(boolean parsed, String method, String target, long bytesIn, String given) {
+        this.parsed = parsed;
+        answeredNanos = 0;
+        this.method = method;
+        this.target = target;
+        this.bytesIn = bytesIn;
+        execution = defaultExecution;
         if (given != null && RequestIds.isSane(given)) {
             givenId = given;
             return;

@@ -35,14 +35,13 @@ public final class ConfigValues {
     }
 
     public static int integer(String text, long min, long max) {
-        long value;
         try {
-            value = Long.parseLong(text.trim().replace("_", ""));
+            long value = Long.parseLong(text.trim().replace("_", ""));
+            if (value >= min && value <= max) return (int) value;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("expected an integer in " + min + ".." + max);
+            // refused below, as a number out of range is
         }
-        if (value < min || value > max) throw new IllegalArgumentException("expected an integer in " + min + ".." + max);
-        return (int) value;
+        throw new IllegalArgumentException("expected an integer in " + min + ".." + max);
     }
 
     public static long size(String text, long min, long max) {
@@ -107,11 +106,8 @@ public final class ConfigValues {
         for (E value : type.getEnumConstants()) {
             if (value.name().equals(constant)) return value;
         }
-        StringBuilder words = new StringBuilder();
-        for (E value : type.getEnumConstants()) {
-            words.append(words.isEmpty() ? "" : "|").append(value.name().toLowerCase(Locale.ROOT).replace('_', '-'));
-        }
-        throw new IllegalArgumentException("expected one of " + words);
+        throw new IllegalArgumentException("expected one of " + String.join("|", Arrays.stream(type.getEnumConstants())
+                .map(value -> value.name().toLowerCase(Locale.ROOT).replace('_', '-')).toList()));
     }
 
     public static String size(long bytes) {

@@ -1,5 +1,6 @@
 package keel.http.config;
 
+import java.lang.invoke.MethodType;
 import java.lang.reflect.RecordComponent;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -92,6 +93,7 @@ public final class KnobTable<R extends Record> {
             };
         }
 
+        @SuppressWarnings({"unchecked", "rawtypes"})
         private Object parseByType(Class<?> type, String word) {
             if (type == int.class) return ConfigValues.integer(word, knob.min(), knob.max());
             if (type == boolean.class) return ConfigValues.bool(word);
@@ -100,7 +102,7 @@ public final class KnobTable<R extends Record> {
             if (type == String.class) return word.trim();
             if (type == List.class) return ConfigValues.list(word);
             if (type == URI.class) return uri(word);
-            if (type.isEnum()) return enumWord(type, word);
+            if (type.isEnum()) return ConfigValues.word(word, (Class) type);
             throw new IllegalStateException(yaml() + ": no words for " + type);
         }
 
@@ -286,7 +288,7 @@ public final class KnobTable<R extends Record> {
             if (each.name().equals(name)) leaf = each;
         }
         if (leaf == null) throw new IllegalStateException("no component " + name + " in " + type.getSimpleName());
-        if (value != null && !boxed(leaf.type()).isInstance(value)) {
+        if (value != null && !MethodType.methodType(leaf.type()).wrap().returnType().isInstance(value)) {
             throw new IllegalStateException(name + " takes " + leaf.type().getSimpleName() + ", not " + value.getClass().getSimpleName());
         }
     }
@@ -327,23 +329,11 @@ public final class KnobTable<R extends Record> {
         return ((List<?>) value).stream().map(String::valueOf).toList();
     }
 
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static Object enumWord(Class<?> type, String word) {
-        return ConfigValues.word(word, (Class) type);
-    }
-
     private static URI uri(String word) {
         try {
             return new URI(word.trim());
         } catch (URISyntaxException e) {
             throw new IllegalArgumentException("not a URI: " + e.getMessage());
         }
-    }
-
-    private static Class<?> boxed(Class<?> type) {
-        if (type == int.class) return Integer.class;
-        if (type == long.class) return Long.class;
-        if (type == boolean.class) return Boolean.class;
-        return type;
     }
 }

@@ -206,17 +206,11 @@ public final class Dispatcher implements AutoCloseable {
         }
         if (stage instanceof CompletableFuture<Response> future && future.isDone() && call.settle()) {
             Response response;
-            Throwable failure = null;
             try {
-                response = future.join();
-            } catch (CompletionException e) {
-                response = null;
-                failure = e.getCause();
-            } catch (CancellationException e) {
-                response = null;
-                failure = e;
+                response = asyncAnswer(future.join(), null, ready.request());
+            } catch (CompletionException | CancellationException failure) { // a CompletionException stands for its cause
+                response = Responses.forException(failure, ready.request());
             }
-            response = asyncAnswer(response, failure, ready.request());
             if (response.status() == 503) rejections.accept(Rejection.HANDLER);
             return new Dispatch.Answered(compression.answer(ready.request(), response), ready.pattern());
         }

@@ -25,7 +25,7 @@ final class GzipStream implements Flow.Publisher<byte[]> {
 
     @Override
     public void subscribe(Flow.Subscriber<? super byte[]> subscriber) {
-        source.subscribe(new Relay(subscriber, level));
+        source.subscribe(new Relay(subscriber));
     }
 
     /**
@@ -33,9 +33,8 @@ final class GzipStream implements Flow.Publisher<byte[]> {
      * subscriber's side at any time: the encoder and the counts are guarded by the relay's lock, and
      * whoever ends the stream (the source's completion or a later request) sends the trailer once.
      */
-    private static final class Relay implements Flow.Subscriber<byte[]>, Flow.Subscription {
+    private final class Relay implements Flow.Subscriber<byte[]>, Flow.Subscription {
         private final Flow.Subscriber<? super byte[]> downstream;
-        private final int level;
         private Flow.Subscription upstream;
         private GzipEncoder encoder;
         /** Items requested downstream and not delivered yet. */
@@ -45,9 +44,8 @@ final class GzipStream implements Flow.Publisher<byte[]> {
         /** The trailer went, or the stream failed or was cancelled: nothing more is sent. */
         private boolean ended;
 
-        Relay(Flow.Subscriber<? super byte[]> downstream, int level) {
+        Relay(Flow.Subscriber<? super byte[]> downstream) {
             this.downstream = downstream;
-            this.level = level;
         }
 
         @Override

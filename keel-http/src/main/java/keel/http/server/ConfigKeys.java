@@ -28,7 +28,8 @@ public final class ConfigKeys {
     }
 
     public static final List<RouteField> ROUTE_FIELDS = List.of(
-            new RouteField("path", "the route's pattern as the code declares it (/devices/{id}/status); required", (r, v) -> r),
+            new RouteField("path", "the route's pattern as the code declares it (/devices/{id}/status); required",
+                    (r, v) -> RouteSettings.of(v.trim())),
             new RouteField("method", "GET, POST, …; absent: every method of that pattern", (r, v) -> r.method(v.trim())),
             new RouteField("execution", "event-loop, worker-pool or virtual-thread",
                     (r, v) -> r.execution(ConfigValues.word(v, Execution.class))),
@@ -52,14 +53,8 @@ public final class ConfigKeys {
                         + String.join(", ", ROUTE_FIELDS.stream().map(RouteField::name).toList()) + ")");
             }
         }
-        String path = fields.get("path");
-        if (path == null) throw new ConfigException(prefix + "path is missing in " + source + ": every route entry names its pattern");
-        RouteSettings route;
-        try {
-            route = RouteSettings.of(path.trim());
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException("invalid value '" + path + "' for " + prefix + "path in " + source + ": " + e.getMessage());
-        }
+        if (fields.get("path") == null) throw new ConfigException(prefix + "path is missing in " + source + ": every route entry names its pattern");
+        RouteSettings route = null; // the path comes first: it makes the settings the other fields change
         for (RouteField field : ROUTE_FIELDS) {
             String value = fields.get(field.name());
             if (value == null) continue;

@@ -78,7 +78,12 @@ public final class HttpServer implements AutoCloseable {
         if (timed) StartupTimeline.mark("server: TLS keys and access log");
         Dispatcher made = null;
         try {
-            RouteTable routes = freeze(router, options); // a configured route that matches nothing stops the start before the warm-up
+            RouteTable routes; // a configured route that matches nothing stops the start before the warm-up
+            try {
+                routes = router.freeze(options.routes());
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(e.getMessage());
+            }
             if (options.warmup()) (warmup != null ? warmup : Warmup.provided()).warmUp(options, observer);
             this.dispatcher = made = dispatcher(options, routes, observer);
             if (timed) StartupTimeline.mark("server: routes and executions");
@@ -181,15 +186,6 @@ public final class HttpServer implements AutoCloseable {
         if (!logging.access()) return null;
         if (sink != null) return AccessLog.to(sink, logging.format(), logging.accessQueue());
         return AccessLog.open(logging.format(), logging.accessQueue(), logging.accessFile(), logging.accessFileDropBehind());
-    }
-
-    /** The router's table with the configured route settings; one that matches no route stops the start. */
-    private static RouteTable freeze(Router router, ServerOptions options) {
-        try {
-            return router.freeze(options.routes());
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException(e.getMessage());
-        }
     }
 
     /** Binds and starts serving; the routes are frozen from here on. */

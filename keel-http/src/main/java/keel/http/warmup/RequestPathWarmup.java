@@ -43,11 +43,10 @@ import javax.net.ssl.SSLContext;
  *
  * <p>It starts a throwaway server on loopback, configured like the real one (same transport,
  * execution, loops), whose routes cover every path a request can take: each execution, sync and
- * async handlers, fixed, JSON and streamed bodies, gzip both ways, request bodies, path parameters, 404 and 405. An
- * {@link HttpClient} sends it requests, a few at a time, until {@code requests} were answered or
- * {@code budget} ran out; then a quarter as many (at most 200) come one per connection (accept, close and
- * lingering paths), and the server stops. User routes never run: warm-up has no side effects. From
- * {@value #JIT_REQUESTS} requests on, it then waits for the JIT to compile what it made hot ({@link #settle}).
+ * async handlers, fixed, JSON and streamed bodies, gzip both ways, request bodies, path parameters,
+ * 404 and 405. An {@link HttpClient} sends it requests, a few at a time, until {@code requests} were
+ * answered or {@code budget} ran out; then some come one per connection, and the server stops. User
+ * routes never run: warm-up has no side effects.
  */
 public final class RequestPathWarmup implements Warmup {
     private static final Duration DEFAULT_BUDGET = Duration.ofSeconds(5);
@@ -69,12 +68,10 @@ public final class RequestPathWarmup implements Warmup {
     private static volatile boolean ran;
 
     /**
-     * Prepares this JVM to serve with {@code options} before any real request. With a warm-up that
-     * waits for the JIT, its {@code observer}'s hot paths first (the settling then covers their
-     * compilations and garbage; a first touch does not: with the observer's classes loaded by then, the
-     * metrics' throwaway registry opened the port about 30 ms later on one CPU, for a first request
-     * about 0.5 ms faster). Then it resolves the bind address and runs the whole request path against
-     * a throwaway loopback server configured the same way ({@link #run}).
+     * With a warm-up that waits for the JIT, {@code observer}'s hot paths first (the settling then
+     * covers their compilations and garbage; a first touch does not: with the observer's classes loaded
+     * by then, the metrics' throwaway registry opened the port about 30 ms later on one CPU, for a first
+     * request about 0.5 ms faster). Then the bind address is resolved and {@link #run} runs.
      */
     @Override
     public Report warmUp(ServerOptions options, ServerObserver observer) throws IOException {
@@ -114,11 +111,7 @@ public final class RequestPathWarmup implements Warmup {
         return client(client, DEFAULT_REQUESTS, upstreams);
     }
 
-    /**
-     * {@link #client(HttpClient, URI...)} with a warm-up of {@code requests} against the throwaway server: from
-     * {@link #JIT_REQUESTS} on, it also waits for the JIT to compile the paths it made hot, so
-     * that the first calls run compiled code (at the cost of a longer warm-up: see {@link Warmup#JIT_REQUESTS}).
-     */
+    /** {@link #client(HttpClient, URI...)} with a warm-up of {@code requests} (see {@link Warmup#JIT_REQUESTS}). */
     public static Report client(HttpClient client, int requests, URI... upstreams) throws IOException, InterruptedException {
         long start = System.nanoTime();
         client.prefillBuffers();
@@ -193,11 +186,8 @@ public final class RequestPathWarmup implements Warmup {
     }
 
     /**
-     * Lets the JVM finish what a warm-up of {@link #JIT_REQUESTS} or more set off before real requests
-     * come: the JIT compiles the methods the warm-up made hot on background threads (which share the
-     * server's CPUs), and the warm-up's garbage would be collected in the middle of the first
-     * requests. Waits until the compilers have been idle for {@link #QUIET_NANOS} (at most
-     * {@link #MAX_SETTLE_NANOS}), then collects once.
+     * Lets the JIT compile what the warm-up made hot (on threads that share the server's CPUs), then
+     * collects its garbage, which would otherwise be collected in the middle of the first requests.
      */
     private static void settle() {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
@@ -228,9 +218,8 @@ public final class RequestPathWarmup implements Warmup {
 
     /**
      * Requests that each come on a new connection and end it ({@code Connection: close}), as health
-     * checks and load balancers send them: the accept, close and lingering paths (and, with {@code tls},
-     * the full handshake) get warm too, until {@code count} or the budget runs out. Returns how many
-     * were sent and how many of those were answered.
+     * checks and load balancers send them, until {@code count} or the budget runs out: the accept,
+     * close and lingering paths (and, with {@code tls}, the full handshake) get warm too.
      */
     private static Closing connectionPerRequest(int port, SSLContext tls, int count, long deadline) {
         byte[] request = "GET /warmup/text HTTP/1.1\r\nHost: warmup\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII);

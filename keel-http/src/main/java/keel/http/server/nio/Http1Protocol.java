@@ -53,15 +53,11 @@ import javax.net.ssl.SSLSession;
  * </pre>
  *
  * Responses leave in request order because the exchange answers one request at a time: pipelined
- * requests wait in the channel's input (which it stops offering while a handler runs). One exception
- * saves a thread hop per request: while a synchronous handler runs off the loop, the safe requests
- * (GET, HEAD, no body) pipelined behind it that would run on the same kind of thread join its
- * {@link PipelineRun}, up to {@code server.pipeline-run} of them (16), and run after it on its
- * thread; their answers come back in order (those that come together in one loop task,
- * {@link AnswerHandoff}) and are written as each one's turn comes, all of them with one write when
- * they come together. Parsing stops while the channel is over its high water mark, so a client that
- * does not read cannot grow server memory; the channel answers all the responses one batch of input
- * produced with one write.
+ * requests wait in the channel's input (which it stops offering while a handler runs). One exception:
+ * the safe requests (GET, HEAD, no body) pipelined behind a synchronous handler run off the loop may
+ * join its {@link PipelineRun}; their answers are written as each one's turn comes. Parsing stops
+ * while the channel is over its high water mark, so a client that does not read cannot grow server
+ * memory; the channel answers all the responses one batch of input produced with one write.
  */
 final class Http1Protocol implements Protocol {
     private static final Log LOG = Log.of(Http1Protocol.class);

@@ -64,18 +64,15 @@ public final class NioServer implements Listener {
             return; // only a closed socket throws: nothing to serve
         }
         LoopConnections home = homes.get(loop);
-        Protocol protocol;
-        SSLEngine engine = null;
+        Response refusal = null;
         if (openConnections.opened() > settings.maxConnections()) {
-            Response refusal = context.overConnectionLimit();
+            refusal = context.overConnectionLimit();
             LOG.debug("connection_refused", "reason", "max_connections", "limit", settings.maxConnections());
-            // Over TLS a 503 needs a handshake first: the work an overloaded server refuses.
-            protocol = context.tls() != null ? REFUSED_HANDSHAKE
-                    : new Http1Protocol(connectionIds.incrementAndGet(), home, refusal, remote, local);
-        } else {
-            protocol = new Http1Protocol(connectionIds.incrementAndGet(), home, null, remote, local);
-            engine = context.tls() == null ? null : context.tls().newServerEngine();
         }
+        // Over TLS a 503 needs a handshake first: the work an overloaded server refuses.
+        Protocol protocol = refusal != null && context.tls() != null ? REFUSED_HANDSHAKE
+                : new Http1Protocol(connectionIds.incrementAndGet(), home, refusal, remote, local);
+        SSLEngine engine = refusal == null && context.tls() != null ? context.tls().newServerEngine() : null;
         Channel channel = Channel.accept(socket, loop, home.channelSettings(), engine, protocol, home::remove);
         if (channel.isClosed()) onClosed(); // failed at once: it never joined its loop's set
         else home.add(channel);
