@@ -11,11 +11,14 @@ import java.util.function.IntPredicate;
  * Built with {@link #builder}; the constructor refuses, with IllegalArgumentException, a name that is
  * not a token, a value outside cookie-octets (optionally in double quotes), a path or domain holding
  * {@code ;} or a control character, a negative or fractional {@code maxAge}, and {@code SameSite=None}
- * without {@code Secure} (browsers drop such a cookie). {@code path}, {@code domain}, {@code maxAge}
- * and {@code sameSite} are null when not set: the field then leaves the attribute out.
+ * without {@code Secure} (browsers drop such a cookie). An attribute left null is left out.
  *
- * @param maxAge how long the browser keeps the cookie, in whole seconds; {@link Duration#ZERO} deletes
- *               it; null keeps it for the browser's session
+ * @param path     the paths the browser sends the cookie to ({@code /}: the whole site); null: the request's directory
+ * @param domain   the host, with its subdomains, the browser sends it to; null: the request's host alone
+ * @param maxAge   how long the browser keeps it, in whole seconds ({@link Duration#ZERO} deletes it); null: for its session
+ * @param secure   whether the browser sends it over https only
+ * @param httpOnly whether it stays hidden from the page's scripts
+ * @param sameSite whether the browser sends it with cross-site requests; {@link SameSite#NONE} requires {@code secure}
  */
 public record Cookie(String name, String value, String path, String domain, Duration maxAge,
                      boolean secure, boolean httpOnly, SameSite sameSite) {
@@ -91,7 +94,7 @@ public record Cookie(String name, String value, String path, String domain, Dura
         }
     }
 
-    /** Collects a cookie's attributes; {@link #build()} validates them. */
+    /** Collects a cookie's attributes, each setter named after its component; {@link #build()} validates them. */
     public static final class Builder {
         private final String name;
         private final String value;
@@ -107,41 +110,12 @@ public record Cookie(String name, String value, String path, String domain, Dura
             this.value = value;
         }
 
-        /** The paths the browser sends the cookie to ({@code /} for the whole site); unset, the request's directory. */
-        public Builder path(String path) {
-            this.path = path;
-            return this;
-        }
-
-        /** The host and its subdomains the browser sends the cookie to; unset, the request's host alone. */
-        public Builder domain(String domain) {
-            this.domain = domain;
-            return this;
-        }
-
-        /** How long the browser keeps the cookie; {@link Duration#ZERO} deletes it; unset, until the browser's session ends. */
-        public Builder maxAge(Duration maxAge) {
-            this.maxAge = maxAge;
-            return this;
-        }
-
-        /** Whether the browser sends the cookie over https only. */
-        public Builder secure(boolean secure) {
-            this.secure = secure;
-            return this;
-        }
-
-        /** Whether the cookie stays hidden from the page's scripts. */
-        public Builder httpOnly(boolean httpOnly) {
-            this.httpOnly = httpOnly;
-            return this;
-        }
-
-        /** {@link SameSite#NONE} requires {@link #secure(boolean) secure(true)}. */
-        public Builder sameSite(SameSite sameSite) {
-            this.sameSite = sameSite;
-            return this;
-        }
+        public Builder path(String path) { this.path = path; return this; }
+        public Builder domain(String domain) { this.domain = domain; return this; }
+        public Builder maxAge(Duration maxAge) { this.maxAge = maxAge; return this; }
+        public Builder secure(boolean secure) { this.secure = secure; return this; }
+        public Builder httpOnly(boolean httpOnly) { this.httpOnly = httpOnly; return this; }
+        public Builder sameSite(SameSite sameSite) { this.sameSite = sameSite; return this; }
 
         public Cookie build() {
             return new Cookie(name, value, path, domain, maxAge, secure, httpOnly, sameSite);
