@@ -37,6 +37,7 @@ public final class Request {
     private final InetSocketAddress remoteAddress;
     private final InetSocketAddress localAddress;
     private Map<String, List<String>> queryParams;
+    private Map<String, String> cookies;
 
     /** A request of no connection: {@link #remoteAddress()}, {@link #localAddress()} and {@link #peerCertificates()} are null. */
     public Request(String method, String target, boolean http11, boolean keepAlive, Headers headers, byte[] body) {
@@ -220,6 +221,21 @@ public final class Request {
         } catch (IllegalArgumentException e) {
             throw new HttpStatusException(400, "malformed query string: " + e.getMessage());
         }
+    }
+
+    /** The value of the cookie {@code name} the client sent, or empty; see {@link #cookies()}. */
+    public Optional<String> cookie(String name) {
+        return Optional.ofNullable(cookies().get(name));
+    }
+
+    /**
+     * The cookies the client sent, by name, in the order sent: every {@code Cookie} field, split at
+     * {@code ;} (RFC 6265 §5.4), parsed on the first call. A name sent twice keeps its first value (the
+     * browser sends the cookie with the longer path first); a pair without {@code =} is skipped.
+     */
+    public Map<String, String> cookies() {
+        if (cookies == null) cookies = Cookie.parse(headers);
+        return cookies;
     }
 
     @Override

@@ -87,6 +87,11 @@ public final class Response {
         return new Response(status, headers.plus(Headers.checkName(name), Headers.checkValue(value)), body, stream, close);
     }
 
+    /** A copy with one more {@code Set-Cookie} field, {@code cookie}'s: each cookie is a field of its own. */
+    public Response cookie(Cookie cookie) {
+        return header("Set-Cookie", cookie.headerValue());
+    }
+
     /** A copy that closes the connection once written. */
     public Response closeConnection() {
         return new Response(status, headers, body, stream, true);
